@@ -1,0 +1,67 @@
+package wire
+
+// AppCode is a QUIC application error code, used in CONNECTION_CLOSE,
+// RESET_STREAM and STOP_SENDING (PROTOCOL.md §10.2).
+type AppCode uint64
+
+// The QUIC application error codes of wire v0.
+const (
+	CodeNoError           AppCode = 0
+	CodeInternal          AppCode = 1
+	CodeProtocolViolation AppCode = 2
+	CodeCanceled          AppCode = 3
+	CodeNegotiationFailed AppCode = 4
+	CodeLimitExceeded     AppCode = 5
+	CodeShutdown          AppCode = 6
+	CodeRejected          AppCode = 7
+	CodeUnknownEndpoint   AppCode = 8
+	CodeUnsupported       AppCode = 9
+)
+
+var appCodeNames = [...]string{
+	"NO_ERROR", "INTERNAL", "PROTOCOL_VIOLATION", "CANCELED", "NEGOTIATION_FAILED",
+	"LIMIT_EXCEEDED", "SHUTDOWN", "REJECTED", "UNKNOWN_ENDPOINT", "UNSUPPORTED",
+}
+
+func (c AppCode) String() string {
+	if c < AppCode(len(appCodeNames)) {
+		return appCodeNames[c]
+	}
+	return "APP_CODE_" + itoa(uint64(c))
+}
+
+// ERROR frame codes (ERROR key 0, PROTOCOL.md §10.1). Distinct from AppCode.
+const (
+	ErrorUnknownEndpoint uint64 = 1
+	ErrorRejected        uint64 = 2
+	ErrorUnsupported     uint64 = 3
+	ErrorInternal        uint64 = 4
+	ErrorNoReply         uint64 = 5
+)
+
+// Completion levels (PROTOCOL.md §8.6.1), shared by cursor records,
+// report orders and DATA key 8.
+const (
+	LevelNone             uint64 = 0
+	LevelTransportReceipt uint64 = 1
+	LevelAccepted         uint64 = 2
+	LevelStored           uint64 = 3
+	LevelReplicated       uint64 = 4
+	LevelProcessed        uint64 = 5
+)
+
+// LevelReserved reports whether level lies in the reserved range 6..=15.
+func LevelReserved(level uint64) bool { return level >= 6 && level < ApplicationFloor }
+
+func itoa(v uint64) string {
+	var b [20]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + v%10)
+		v /= 10
+		if v == 0 {
+			return string(b[i:])
+		}
+	}
+}
