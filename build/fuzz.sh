@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Runs every decoder's fuzz target for the given time each (default 3s).
+# The heavier pass: ./build/fuzz.sh 5m
+set -euo pipefail
+cd "$(dirname "$0")/.."
+time_each="${1:-3s}"
+for pkg in ./core/wire; do
+	for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz'); do
+		echo "-- $pkg $target ($time_each)"
+		go test -run '^$' -fuzz "^${target}\$" -fuzztime "$time_each" "$pkg" >/dev/null
+	done
+done
+echo "fuzz: every target ran $time_each without a failure"

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Runs the whole test suite: what CI runs (.ci/run calls this script).
+# Needs Go (and, as the bindings land, gcc, Python 3 and Node 20); anything
+# else it installs itself.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== go vet"
+go vet ./...
+
+echo "== go test -race"
+go test -race -count=1 -timeout 20m ./...
+
+echo "== short fuzz pass (${FUZZTIME:=3s} per decoder)"
+./build/fuzz.sh "$FUZZTIME"

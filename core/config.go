@@ -1,0 +1,66 @@
+package weida
+
+import (
+	"github.com/weida-go/weida/core/errs"
+	"github.com/weida-go/weida/core/guarantee"
+	"github.com/weida-go/weida/core/transport"
+)
+
+// Limits is the per-connection profile (PROTOCOL.md §13). The zero value is
+// the spec's default for every field.
+type Limits = transport.Limits
+
+// GuaranteeSet is one level per guarantee dimension; the zero value is core.
+type GuaranteeSet = guarantee.Set
+
+// Config configures a Runtime. The zero value is the documented default.
+type Config struct {
+	// Limits is the per-connection profile; zero fields are the spec defaults
+	// (16 KiB headers, 2048 uni / 1024 bidi streams, 1 MiB / 16 MiB windows,
+	// 30 s idle, 10 s keep-alive, 10 s hello timeout).
+	Limits Limits
+	// Guarantees is offered and required on every connection (one set per
+	// runtime in v0). The zero value is core. Levels this runtime cannot
+	// honour are refused by NewRuntime, never silently weakened.
+	Guarantees GuaranteeSet
+	// MaxConnections bounds accepted connections per binding (default 1024).
+	MaxConnections int
+	// MaxConnectionsPerPeer bounds accepted connections per proved key per
+	// binding (default 64); anonymous connections are not counted.
+	MaxConnectionsPerPeer int
+	// EndpointQueue is the accept-queue depth per path (default 256). When it
+	// is full the path stops reading and QUIC flow control pushes back.
+	EndpointQueue int
+}
+
+// DefaultEndpointQueue is the default accept-queue depth per path.
+const DefaultEndpointQueue = 256
+
+// runtimeCapabilities is what this build can honour today.
+var runtimeCapabilities = guarantee.Capabilities{}
+
+func (c Config) validate() (Config, error) {
+	if err := c.Guarantees.Validate(); err != nil {
+		return c, err
+	}
+	if err := c.Guarantees.Supported(runtimeCapabilities); err != nil {
+		return c, err
+	}
+	if c.EndpointQueue < 0 || c.MaxConnections < 0 || c.MaxConnectionsPerPeer < 0 {
+		return c, errs.New(errs.KindRuntime, "config: EndpointQueue, MaxConnections and MaxConnectionsPerPeer must not be negative")
+	}
+	if c.EndpointQueue == 0 {
+		c.EndpointQueue = DefaultEndpointQueue
+	}
+	return c, nil
+}
+
+func (c Config) transport() transport.Config {
+	tc := transport.NewConfig()
+	tc.Limits = c.Limits
+	tc.Offered = c.Guarantees.Wire()
+	tc.Required = tc.Offered
+	tc.MaxConnections = c.MaxConnections
+	tc.MaxConnectionsPerPeer = c.MaxConnectionsPerPeer
+	return tc
+}

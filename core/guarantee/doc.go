@@ -1,0 +1,49 @@
+// Package guarantee is weida's typed guarantee set: the one object a user
+// configures to say what the next hop must promise (SEMANTICS.md §3,
+// decision 0006). A set is never a single "reliable" switch; it holds one
+// level per dimension, and introduces no words beyond the spec's vocabulary.
+//
+// # Dimensions
+//
+// Each dimension is its own type with named constants:
+//
+//	Delivery         BestEffort < AtMostOnce < AtLeastOnce
+//	Acknowledgement  None < TransportReceipt < Accepted < Stored < Replicated < Processed,
+//	                 with the axes Durability (Written < Flushed) and Replicas (n ≥ 2)
+//	Ordering         None < PerProducer(detect) < PerProducer(reassemble) < PerKey < Total
+//	Deduplication    None < Bounded(window) < Durable; a longer window is stronger
+//	Backpressure     Block, Reject, Drop, Spill, Coalesce — behaviours, not ordered
+//	ProducerNaming   Fingerprint, Stable — not ordered
+//	ControlIsolated  false < true
+//
+// Ordered dimensions have a Rank; unordered ones must be equal to satisfy
+// each other. Acknowledgement is a partial order: its axes compare on their
+// own, so Stored(Flushed) and Replicated(3, Written) do not satisfy each
+// other. Set.AtLeast is the resulting superset relation.
+//
+// # Core and the zero value
+//
+// Core is the default set and exactly what v0 does: BestEffort,
+// TransportReceipt, no ordering, no deduplication, Block, fingerprint naming,
+// no control isolation. Every dimension's core level is its Go zero value, so
+// the zero Set is core and a configuration struct holding a Set defaults to
+// core by leaving it alone. On the wire core is the empty map
+// (wire.CoreGuarantees), so "core" and "no declaration" are the same bytes.
+//
+// # Life of a set
+//
+// A set is checked before any traffic, in two steps that fail visibly rather
+// than weaken anything: Validate refuses a malformed set (an unknown level, a
+// level below core, axes on the wrong level, coalescing together with
+// reassembly); Supported refuses a well-formed set this runtime cannot honour,
+// given its Capabilities. Wire and FromWire convert to and from the HELLO
+// form (PROTOCOL.md §8.2), on which package wire computes the negotiation:
+// the intersection of two offers and whether it reaches each side's
+// requirement.
+//
+// In v0 a runtime has one set, and it is both what the runtime offers and
+// what it requires of every peer (spec README, Semantics item 5). Hence the
+// agreed set of any live connection equals the runtime's own, and there is
+// no accessor for it. The L2 broker is the one exception the spec names: it
+// offers Accepted and requires only core (BROKER.md O-4).
+package guarantee

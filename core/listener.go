@@ -1,0 +1,199 @@
+package weida
+
+import (
+	"context"
+	"sync"
+
+	"github.com/weida-go/weida/core/errs"
+	"github.com/weida-go/weida/core/identity"
+	"github.com/weida-go/weida/core/transport"
+	"github.com/weida-go/weida/core/wire"
+)
+
+// Listener is a namespace of endpoint paths. Paths are opaque and matched
+// exactly; each path has one registration. Every binding of the listener
+// serves the same paths.
+type Listener struct {
+	rt     *Runtime
+	mu     sync.RWMutex
+	routes map[string]route
+}
+
+func newListener(rt *Runtime) *Listener {
+	return &Listener{rt: rt, routes: make(map[string]route)}
+}
+
+// route is what a registration does with inbound streams at its path.
+type route interface {
+	acceptsData() bool
+	acceptsExchange() bool
+	// enqueue hands over an inbound item, blocking while the path's queue is
+	// full (QUIC flow control then pushes back on the peer); false means the
+	// route or the connection went away and the item was not taken.
+	enqueue(it inbound) bool
+	close()
+}
+
+// inbound is one accepted stream: a one-way transfer or an exchange.
+type inbound struct {
+	data *transport.InStream
+	ex   *transport.Exchange
+}
+
+func (in inbound) conn() *transport.Conn {
+	if in.ex != nil {
+		return in.ex.Conn()
+	}
+	return in.data.Conn()
+}
+
+// register claims path for r.
+func (l *Listener) register(path string, r route) error {
+	if err := identity.ValidatePath(path); err != nil {
+		return err
+	}
+	if err := l.rt.usable(); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, taken := l.routes[path]; taken {
+		return errs.New(errs.KindAlreadyRegistered, "the path %q is already registered", path)
+	}
+	l.routes[path] = r
+	return nil
+}
+
+func (l *Listener) unregister(path string, r route) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.routes[path] == r {
+		delete(l.routes, path)
+	}
+}
+
+func (l *Listener) lookup(path string) route {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.routes[path]
+}
+
+func (l *Listener) closeRoutes() {
+	l.mu.Lock()
+	routes := l.routes
+	l.routes = map[string]route{}
+	l.mu.Unlock()
+	for _, r := range routes {
+		r.close()
+	}
+}
+
+// router dispatches a connection's inbound streams by (kind, path), with the
+// refusals of PROTOCOL.md §11.4. A nil listener refuses everything (a
+// dialling connection with no registrations).
+type router struct{ l *Listener }
+
+func (rt router) find(path string) route {
+	if rt.l == nil {
+		return nil
+	}
+	return rt.l.lookup(path)
+}
+
+// Data implements transport.Handler.
+func (rt router) Data(_ *transport.Conn, in *transport.InStream) {
+	r := rt.find(in.Header.Endpoint.V)
+	switch {
+	case r == nil:
+		in.Refuse(wire.CodeUnknownEndpoint)
+	case !r.acceptsData():
+		in.Refuse(wire.CodeUnsupported)
+	case !r.enqueue(inbound{data: in}):
+		in.Refuse(wire.CodeUnknownEndpoint)
+	}
+}
+
+// Exchange implements transport.Handler.
+func (rt router) Exchange(_ *transport.Conn, ex *transport.Exchange) {
+	r := rt.find(ex.In.Header.Endpoint.V)
+	switch {
+	case r == nil:
+		ex.Refuse(wire.ErrorUnknownEndpoint, wire.CodeUnknownEndpoint)
+	case !r.acceptsExchange():
+		ex.Refuse(wire.ErrorUnsupported, wire.CodeUnsupported)
+	case !r.enqueue(inbound{ex: ex}):
+		ex.Refuse(wire.ErrorUnknownEndpoint, wire.CodeUnknownEndpoint)
+	}
+}
+
+// Control implements transport.Handler. No registration of this build
+// publishes or queues yet, so SUBSCRIBE, UNSUBSCRIBE and CREDIT are ignored
+// as PROTOCOL.md §8.4.2 and §8.5 allow.
+func (rt router) Control(*transport.Conn, wire.Kind, *wire.Subscribe, *wire.Credit) {}
+
+// Cursor implements transport.Handler: no report_id was handed out, so the
+// stream is stopped with CANCELED and nothing is allocated (§8.6.2 rule 3).
+func (rt router) Cursor(_ *transport.Conn, _ wire.CursorHead, s *transport.CursorStream) {
+	s.Stop(wire.CodeCanceled)
+}
+
+// Closed implements transport.Handler.
+func (rt router) Closed(*transport.Conn, error) {}
+
+// queueRoute is a bounded inbound queue at one path (P4 of SEMANTICS.md §1).
+type queueRoute struct {
+	data, exchange bool
+	items          chan inbound
+	done           chan struct{}
+	once           sync.Once
+}
+
+func newQueueRoute(depth int, data, exchange bool) *queueRoute {
+	return &queueRoute{data: data, exchange: exchange,
+		items: make(chan inbound, depth), done: make(chan struct{})}
+}
+
+func (q *queueRoute) acceptsData() bool     { return q.data }
+func (q *queueRoute) acceptsExchange() bool { return q.exchange }
+
+func (q *queueRoute) enqueue(it inbound) bool {
+	select {
+	case q.items <- it:
+		return true
+	case <-q.done:
+		return false
+	case <-it.conn().Done():
+		return false
+	}
+}
+
+// next waits for the next inbound item whose connection is still alive.
+func (q *queueRoute) next(ctx context.Context) (inbound, error) {
+	for {
+		select {
+		case it := <-q.items:
+			return it, nil
+		case <-q.done:
+			return inbound{}, errs.New(errs.KindCanceled, "the endpoint was closed")
+		case <-ctx.Done():
+			return inbound{}, errs.Wrap(errs.KindCanceled, ctx.Err(), "accept abandoned")
+		}
+	}
+}
+
+// close wakes blocked callers and refuses what is still queued.
+func (q *queueRoute) close() {
+	q.once.Do(func() { close(q.done) })
+	for {
+		select {
+		case it := <-q.items:
+			if it.ex != nil {
+				it.ex.Refuse(wire.ErrorUnknownEndpoint, wire.CodeUnknownEndpoint)
+			} else {
+				it.data.Refuse(wire.CodeUnknownEndpoint)
+			}
+		default:
+			return
+		}
+	}
+}

@@ -1,0 +1,78 @@
+package weida
+
+import (
+	"sync"
+
+	"github.com/weida-go/weida/core/errs"
+	"github.com/weida-go/weida/core/transport"
+	"github.com/weida-go/weida/core/wire"
+)
+
+// Runtime owns a weida process's connections: the bindings its Listener
+// serves and the connections its dialling endpoints made. Create one with
+// NewRuntime; Shutdown ends it.
+type Runtime struct {
+	cfg      Config
+	tcfg     transport.Config
+	listener *Listener
+
+	mu       sync.Mutex
+	closed   bool
+	bindings map[*Binding]struct{}
+	pool     map[poolKey]*pooledConn
+}
+
+// NewRuntime validates cfg (refusing guarantee levels it cannot honour) and
+// returns a runtime.
+func NewRuntime(cfg Config) (*Runtime, error) {
+	cfg, err := cfg.validate()
+	if err != nil {
+		return nil, err
+	}
+	rt := &Runtime{cfg: cfg, tcfg: cfg.transport(),
+		bindings: make(map[*Binding]struct{}), pool: make(map[poolKey]*pooledConn)}
+	rt.listener = newListener(rt)
+	return rt, nil
+}
+
+// Listener is the runtime's namespace of endpoint paths, shared by all its
+// bindings.
+func (rt *Runtime) Listener() *Listener { return rt.listener }
+
+// Shutdown is abortive: it closes every connection and binding with
+// SHUTDOWN, cutting finished-but-unacknowledged transfers short, and waits
+// for their goroutines. The runtime is unusable afterwards.
+func (rt *Runtime) Shutdown() {
+	rt.mu.Lock()
+	if rt.closed {
+		rt.mu.Unlock()
+		return
+	}
+	rt.closed = true
+	bindings := make([]*Binding, 0, len(rt.bindings))
+	for b := range rt.bindings {
+		bindings = append(bindings, b)
+	}
+	conns := make([]*transport.Conn, 0, len(rt.pool))
+	for _, pc := range rt.pool {
+		conns = append(conns, pc.conn)
+	}
+	rt.pool = map[poolKey]*pooledConn{}
+	rt.mu.Unlock()
+	for _, b := range bindings {
+		b.close(wire.CodeShutdown, "runtime shutdown")
+	}
+	for _, c := range conns {
+		c.Close(wire.CodeShutdown, "runtime shutdown")
+	}
+	rt.listener.closeRoutes()
+}
+
+func (rt *Runtime) usable() error {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.closed {
+		return errs.New(errs.KindRuntime, "the runtime was shut down")
+	}
+	return nil
+}

@@ -1,0 +1,193 @@
+package weida
+
+import (
+	"context"
+	"io"
+
+	"github.com/weida-go/weida/core/errs"
+	"github.com/weida-go/weida/core/transport"
+	"github.com/weida-go/weida/core/wire"
+)
+
+// TransferMeta is what a sender may say about a transfer in its DATA header.
+// Every field is optional; the zero value says nothing.
+type TransferMeta struct {
+	ContentType string // opaque media-type label (<= 256 bytes)
+	// ContentLen is the advisory payload length; written only when
+	// HasContentLen. A receiver never trusts it for allocation.
+	ContentLen    uint64
+	HasContentLen bool
+	Traceparent   string // W3C traceparent, only when the application has one
+	Tracestate    string // W3C tracestate, forwarded unmodified
+}
+
+func (m TransferMeta) header(endpoint string) wire.Data {
+	var d wire.Data
+	if endpoint != "" {
+		d.Endpoint = wire.Some(endpoint)
+	}
+	if m.ContentType != "" {
+		d.ContentType = wire.Some(m.ContentType)
+	}
+	if m.HasContentLen {
+		d.ContentLen = wire.Some(m.ContentLen)
+	}
+	if m.Traceparent != "" {
+		d.Traceparent = wire.Some(m.Traceparent)
+	}
+	if m.Tracestate != "" {
+		d.Tracestate = wire.Some(m.Tracestate)
+	}
+	return d
+}
+
+// OutgoingTransfer is one outgoing stream half: write the payload, then
+// Finish (FIN) or Cancel (reset). It is an io.Writer for one goroutine;
+// Cancel may be called from another to unblock a Write. Abandoning an
+// unfinished transfer without Cancel leaves its stream open: always Finish
+// or Cancel.
+type OutgoingTransfer struct {
+	out *transport.OutStream
+}
+
+// Write writes payload bytes. A refusal by the peer surfaces here as a typed
+// error (Rejected, UnknownEndpoint, Unsupported); a lost connection as
+// ConnectionLost, which is definite: the receiver discards partial transfers.
+func (t *OutgoingTransfer) Write(p []byte) (int, error) { return t.out.Write(p) }
+
+// Finish queues the FIN and returns the Delivery. It does not wait.
+func (t *OutgoingTransfer) Finish() (*Delivery, error) {
+	r, err := t.out.Finish()
+	if err != nil {
+		return nil, err
+	}
+	return &Delivery{receipt: r}, nil
+}
+
+// Cancel abandons the transfer (RESET_STREAM CANCELED); the reader sees
+// Canceled, never a complete payload.
+func (t *OutgoingTransfer) Cancel() { t.out.Cancel() }
+
+// Delivery is the transport receipt of a finished transfer.
+type Delivery struct {
+	receipt *transport.Receipt
+}
+
+// Delivered waits until the peer's QUIC stack acknowledged every byte and
+// the FIN (nil), or the transfer was refused (Rejected, UnknownEndpoint,
+// Unsupported), or the connection ended first (Indeterminate: the peer may
+// or may not hold it). It says nothing about the peer application. ctx only
+// bounds the wait; it does not cancel the transfer.
+func (d *Delivery) Delivered(ctx context.Context) error {
+	select {
+	case <-d.receipt.Done():
+		return deliveryOutcome(d.receipt.Err())
+	case <-ctx.Done():
+		return errs.Wrap(errs.KindCanceled, ctx.Err(), "stopped waiting for the receipt")
+	}
+}
+
+// Done is closed when Delivered would return without waiting.
+func (d *Delivery) Done() <-chan struct{} { return d.receipt.Done() }
+
+// deliveryOutcome relabels a connection loss after FIN as Indeterminate.
+func deliveryOutcome(err error) error {
+	if e, ok := err.(*errs.Error); ok && e.Kind != errs.KindRejected && e.Kind != errs.KindUnknownEndpoint &&
+		e.Kind != errs.KindUnsupported && e.Kind != errs.KindCanceled && e.Kind != errs.KindLimitExceeded {
+		return &errs.Error{Kind: errs.KindIndeterminate, Cause: e.Cause, Err: e,
+			Msg: "outcome unknown: the connection ended before the receipt (" + e.Msg + ")"}
+	}
+	return err
+}
+
+// IncomingMeta is what arrived with a transfer: its DATA header and the
+// peer the transport proved (never a header claim).
+type IncomingMeta struct {
+	h       wire.Data
+	peer    Fingerprint
+	hasPeer bool
+}
+
+func newIncomingMeta(c *transport.Conn, h wire.Data) IncomingMeta {
+	fp, ok := c.Peer()
+	return IncomingMeta{h: h, peer: fp, hasPeer: ok}
+}
+
+// Endpoint is the path addressed; false on a reply half.
+func (m IncomingMeta) Endpoint() (string, bool) { return m.h.Endpoint.V, m.h.Endpoint.Ok }
+
+// ContentLen is the sender's advisory payload length.
+func (m IncomingMeta) ContentLen() (uint64, bool) { return m.h.ContentLen.V, m.h.ContentLen.Ok }
+
+// ContentType is the sender's media-type label.
+func (m IncomingMeta) ContentType() (string, bool) { return m.h.ContentType.V, m.h.ContentType.Ok }
+
+// Topic is the topic of a fan-out copy.
+func (m IncomingMeta) Topic() (string, bool) { return m.h.Topic.V, m.h.Topic.Ok }
+
+// Traceparent is the W3C trace context the sender supplied.
+func (m IncomingMeta) Traceparent() (string, bool) { return m.h.Traceparent.V, m.h.Traceparent.Ok }
+
+// Tracestate is the W3C tracestate the sender supplied.
+func (m IncomingMeta) Tracestate() (string, bool) { return m.h.Tracestate.V, m.h.Tracestate.Ok }
+
+// Peer is the key the peer proved in the handshake; false for an anonymous
+// client.
+func (m IncomingMeta) Peer() (Fingerprint, bool) { return m.peer, m.hasPeer }
+
+// IncomingTransfer is one inbound stream half: an io.Reader of the payload.
+// Close it when done; closing before EOF refuses the rest (STOP_SENDING
+// REJECTED), so the sender learns.
+type IncomingTransfer struct {
+	in   *transport.InStream
+	meta IncomingMeta
+}
+
+func newIncomingTransfer(in *transport.InStream) *IncomingTransfer {
+	return &IncomingTransfer{in: in, meta: newIncomingMeta(in.Conn(), in.Header)}
+}
+
+// Meta is the transfer's header and proved peer.
+func (t *IncomingTransfer) Meta() IncomingMeta { return t.meta }
+
+// Read reads payload; io.EOF marks the sender's FIN. A sender's reset is
+// Canceled, never EOF.
+func (t *IncomingTransfer) Read(p []byte) (int, error) { return t.in.Read(p) }
+
+// Collect reads the whole payload if it is at most maxBytes. Above the
+// ceiling it refuses the transfer (STOP_SENDING REJECTED, so the sender sees
+// Rejected), keeps nothing, and returns LimitExceeded. Memory grows with what
+// arrives, never with what the header claims.
+func (t *IncomingTransfer) Collect(maxBytes int64) ([]byte, error) {
+	if maxBytes < 0 {
+		return nil, errs.New(errs.KindRuntime, "collect: the ceiling must not be negative")
+	}
+	buf := make([]byte, 0, min(maxBytes+1, 64<<10))
+	for {
+		if int64(len(buf)) > maxBytes {
+			t.in.Refuse(wire.CodeRejected)
+			return nil, errs.New(errs.KindLimitExceeded, "the payload exceeds the ceiling of %d bytes and was refused", maxBytes)
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		limit := min(int64(cap(buf)), maxBytes+1)
+		n, err := t.in.Read(buf[len(buf):limit])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			if int64(len(buf)) > maxBytes {
+				continue
+			}
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// Close releases the transfer; before EOF it refuses the rest (REJECTED).
+func (t *IncomingTransfer) Close() error {
+	t.in.Refuse(wire.CodeRejected)
+	return nil
+}

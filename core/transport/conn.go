@@ -1,0 +1,205 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/quic-go/quic-go"
+
+	"github.com/weida-go/weida/core/errs"
+	"github.com/weida-go/weida/core/identity"
+	"github.com/weida-go/weida/core/wire"
+)
+
+// maxReasonLen keeps CONNECTION_CLOSE reasons inside one packet: quic-go
+// silently drops a close whose reason does not fit (spec README).
+const maxReasonLen = 180
+
+// Conn is one negotiated weida connection over QUIC.
+type Conn struct {
+	qc       *quic.Conn
+	cfg      Config
+	dialling bool
+	path     string // the dialled endpoint path; empty on accepted connections
+	handler  Handler
+	receipts *receiptTracker
+	peer     identity.Fingerprint
+	hasPeer  bool
+
+	negotiated chan struct{} // closed once the peer's HELLO was processed and agreed
+	helloSeen  sync.Once
+	agreed     wire.Agreed
+	negErr     error // set before negotiated closes when negotiation failed
+
+	closeOnce sync.Once
+	done      chan struct{}
+	err       *errs.Error // why the connection ended; set before done closes
+	wg        sync.WaitGroup
+}
+
+func newConn(qc *quic.Conn, cfg Config, dialling bool, h Handler, rt *receiptTracker) *Conn {
+	c := &Conn{
+		qc: qc, cfg: cfg, dialling: dialling, handler: h, receipts: rt,
+		negotiated: make(chan struct{}),
+		done:       make(chan struct{}),
+	}
+	if fp, ok := identity.PeerFingerprint(qc.ConnectionState().TLS); ok {
+		c.peer, c.hasPeer = fp, true
+	}
+	return c
+}
+
+// start runs the HELLO exchange and the accept loops. It returns once
+// negotiation succeeded, failed or ctx ended; on failure the connection is
+// closed and the error says why.
+func (c *Conn) start(ctx context.Context) error {
+	c.wg.Add(3)
+	go c.watchClose()
+	go c.acceptUni()
+	go c.acceptBidi()
+	if err := c.sendHello(); err != nil {
+		c.closeWith(wire.CodeInternal, "could not send HELLO")
+		return lossError(err)
+	}
+	timer := time.NewTimer(c.cfg.Limits.HelloTimeout)
+	defer timer.Stop()
+	select {
+	case <-c.negotiated:
+		if c.negErr != nil {
+			return c.negErr
+		}
+		return nil
+	case <-c.done:
+		return c.err
+	case <-timer.C:
+		c.closeWith(wire.CodeNegotiationFailed, "no HELLO within the hello timeout")
+		return errs.New(errs.KindNegotiation, "negotiation failed: the peer sent no HELLO within %v", c.cfg.Limits.HelloTimeout)
+	case <-ctx.Done():
+		c.closeWith(wire.CodeNoError, "dial abandoned")
+		return errs.Wrap(errs.KindCanceled, ctx.Err(), "connect abandoned")
+	}
+}
+
+func (c *Conn) sendHello() error {
+	s, err := c.qc.OpenUniStream()
+	if err != nil {
+		return err
+	}
+	h := c.cfg.hello()
+	if _, err := s.Write(wire.AppendFrame(nil, wire.KindHello, &h)); err != nil {
+		return err
+	}
+	return s.Close()
+}
+
+// onHello negotiates with the peer's HELLO (exactly one is allowed).
+func (c *Conn) onHello(hdr []byte) {
+	first := false
+	c.helloSeen.Do(func() { first = true })
+	if !first {
+		c.violation("second HELLO on the connection")
+		return
+	}
+	theirs, err := wire.DecodeHello(hdr)
+	if err != nil {
+		c.violation(err.Error())
+		return
+	}
+	ours := c.cfg.hello()
+	agreed, err := wire.Negotiate(&ours, &theirs)
+	if err != nil {
+		c.negErr = errs.Wrap(errs.KindNegotiation, err, "")
+		close(c.negotiated)
+		c.closeWith(wire.CodeNegotiationFailed, err.Error())
+		return
+	}
+	c.agreed = agreed
+	close(c.negotiated)
+}
+
+// awaitNegotiated parks a stream until negotiation succeeded (PROTOCOL.md
+// §3.2); false means the connection is unusable and the stream is dropped.
+func (c *Conn) awaitNegotiated() bool {
+	select {
+	case <-c.negotiated:
+		return c.negErr == nil
+	case <-c.done:
+		return false
+	}
+}
+
+func (c *Conn) watchClose() {
+	defer c.wg.Done()
+	<-c.qc.Context().Done()
+	cause := context.Cause(c.qc.Context())
+	if cause == nil {
+		cause = errors.New("connection closed")
+	}
+	c.finish(lossError(cause))
+}
+
+func (c *Conn) finish(e *errs.Error) {
+	c.closeOnce.Do(func() {
+		c.err = e
+		close(c.done)
+		c.receipts.fail(e)
+		if c.handler != nil {
+			c.handler.Closed(c, e)
+		}
+	})
+}
+
+// closeWith closes the connection with an application code and a short reason.
+func (c *Conn) closeWith(code wire.AppCode, reason string) {
+	if len(reason) > maxReasonLen {
+		reason = reason[:maxReasonLen]
+	}
+	_ = c.qc.CloseWithError(quic.ApplicationErrorCode(code), reason)
+}
+
+// violation closes the connection with PROTOCOL_VIOLATION (PROTOCOL.md §14.1).
+func (c *Conn) violation(reason string) { c.closeWith(wire.CodeProtocolViolation, reason) }
+
+// Close closes the connection with code and reason and waits for its
+// goroutines to end.
+func (c *Conn) Close(code wire.AppCode, reason string) {
+	c.closeWith(code, reason)
+	c.wg.Wait()
+}
+
+// Done is closed when the connection has ended.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Err says why the connection ended; nil while it lives.
+func (c *Conn) Err() error {
+	select {
+	case <-c.done:
+		return c.err
+	default:
+		return nil
+	}
+}
+
+// Agreed is the negotiation result; valid once the connection was returned.
+func (c *Conn) Agreed() wire.Agreed { return c.agreed }
+
+// Peer is the fingerprint the peer proved in the handshake; false for an
+// anonymous client.
+func (c *Conn) Peer() (identity.Fingerprint, bool) { return c.peer, c.hasPeer }
+
+// Path is the endpoint path this connection was dialled for (one
+// connection per dialled path); empty on an accepted connection.
+func (c *Conn) Path() string { return c.path }
+
+// Dialling reports whether this side dialled the connection.
+func (c *Conn) Dialling() bool { return c.dialling }
+
+// LocalAddr and RemoteAddr are the UDP addresses of the connection.
+func (c *Conn) LocalAddr() string  { return c.qc.LocalAddr().String() }
+func (c *Conn) RemoteAddr() string { return c.qc.RemoteAddr().String() }
+
+// OutstandingReceipts counts finished-or-open outgoing halves whose receipt
+// has not resolved yet.
+func (c *Conn) OutstandingReceipts() int { return c.receipts.outstanding() }

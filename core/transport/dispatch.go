@@ -1,0 +1,218 @@
+package transport
+
+import (
+	"context"
+	"io"
+
+	"github.com/quic-go/quic-go"
+
+	"github.com/weida-go/weida/core/wire"
+)
+
+// Handler receives what a negotiated connection's peer opens. Each method
+// runs on the stream's own goroutine and may block (e.g. on a full endpoint
+// queue, which is how QUIC flow control pushes back). A method that does not
+// take what it was given must refuse it (the helpers on InStream and
+// Exchange send the right codes).
+type Handler interface {
+	// Data is an inbound one-way transfer (uni DATA, endpoint present).
+	Data(c *Conn, in *InStream)
+	// Exchange is an inbound exchange (bidi, DATA on the initiating half).
+	Exchange(c *Conn, ex *Exchange)
+	// Control is a SUBSCRIBE, UNSUBSCRIBE (kind tells which) or CREDIT frame.
+	Control(c *Conn, kind wire.Kind, sub *wire.Subscribe, credit *wire.Credit)
+	// Cursor is an inbound CURSOR stream; s yields the records after the head.
+	Cursor(c *Conn, head wire.CursorHead, s *CursorStream)
+	// Closed is called once when the connection ended, with the reason.
+	Closed(c *Conn, err error)
+}
+
+func (c *Conn) acceptUni() {
+	defer c.wg.Done()
+	for {
+		s, err := c.qc.AcceptUniStream(context.Background())
+		if err != nil {
+			return
+		}
+		c.wg.Add(1)
+		go c.serveUni(s)
+	}
+}
+
+func (c *Conn) acceptBidi() {
+	defer c.wg.Done()
+	for {
+		s, err := c.qc.AcceptStream(context.Background())
+		if err != nil {
+			return
+		}
+		c.wg.Add(1)
+		go c.serveBidi(s)
+	}
+}
+
+// serveUni reads a uni stream's preamble, parks it until negotiation (unless
+// it is the HELLO), then reads the header and dispatches by kind.
+func (c *Conn) serveUni(s *quic.ReceiveStream) {
+	defer c.wg.Done()
+	p, err := c.readPreamble(s)
+	if err != nil {
+		return
+	}
+	if p.Kind == wire.KindHello {
+		hdr, err := c.readHeaderBody(s, p)
+		if err == nil {
+			c.onHello(hdr)
+		}
+		return
+	}
+	if !c.awaitNegotiated() {
+		s.CancelRead(quic.StreamErrorCode(wire.CodeCanceled))
+		return
+	}
+	hdr, err := c.readHeaderBody(s, p)
+	if err != nil {
+		return
+	}
+	switch p.Kind {
+	case wire.KindData:
+		d, err := wire.DecodeData(hdr)
+		if err == nil {
+			err = d.CheckInitiating()
+		}
+		if err != nil {
+			c.violation(err.Error())
+			return
+		}
+		c.handler.Data(c, newInStream(c, s, d))
+	case wire.KindSubscribe, wire.KindUnsubscribe:
+		sub, err := wire.DecodeSubscribe(hdr)
+		if err != nil {
+			c.violation(err.Error())
+			return
+		}
+		c.handler.Control(c, p.Kind, &sub, nil)
+	case wire.KindCredit:
+		cr, err := wire.DecodeCredit(hdr)
+		if err != nil {
+			c.violation(err.Error())
+			return
+		}
+		c.handler.Control(c, p.Kind, nil, &cr)
+	case wire.KindCursor:
+		head, err := wire.DecodeCursorHead(hdr)
+		if err != nil {
+			c.violation(err.Error())
+			return
+		}
+		c.handler.Cursor(c, head, &CursorStream{s: s})
+	case wire.KindFlow:
+		if !c.agreed.Datagrams {
+			c.violation("FLOW stream without agreed datagrams")
+			return
+		}
+		if _, err := wire.DecodeFlow(hdr); err != nil {
+			c.violation(err.Error())
+			return
+		}
+		// Datagram flows are not offered by this build (capability 1 is never
+		// listed), so agreement above cannot hold; refuse defensively.
+		s.CancelRead(quic.StreamErrorCode(wire.CodeUnsupported))
+	case wire.KindError:
+		c.violation("ERROR frame on a uni stream")
+	default:
+		c.violation("unexpected frame kind on a uni stream")
+	}
+}
+
+// serveBidi handles an exchange: only DATA may open its initiating half.
+func (c *Conn) serveBidi(s *quic.Stream) {
+	defer c.wg.Done()
+	p, err := c.readPreamble(s)
+	if err != nil {
+		return
+	}
+	if p.Kind != wire.KindData {
+		c.violation("a bidi stream must open with DATA, not kind " + kindName(p.Kind))
+		return
+	}
+	if !c.awaitNegotiated() {
+		s.CancelRead(quic.StreamErrorCode(wire.CodeCanceled))
+		s.CancelWrite(quic.StreamErrorCode(wire.CodeCanceled))
+		return
+	}
+	hdr, err := c.readHeaderBody(s, p)
+	if err != nil {
+		return
+	}
+	d, err := wire.DecodeData(hdr)
+	if err == nil {
+		err = d.CheckInitiating()
+	}
+	if err != nil {
+		c.violation(err.Error())
+		return
+	}
+	c.handler.Exchange(c, newExchange(c, s, d))
+}
+
+// readPreamble reads only the preamble (PROTOCOL.md §5.1), so a parked
+// stream holds at most these bytes. Violations close the connection.
+func (c *Conn) readPreamble(r io.Reader) (wire.Preamble, error) {
+	var b [wire.MaxPreambleLen]byte
+	if _, err := io.ReadFull(r, b[:3]); err != nil {
+		return wire.Preamble{}, c.streamEnded(err, "stream ended inside the preamble")
+	}
+	n := 2 + 1<<(b[2]>>6)
+	if n > 3 {
+		if _, err := io.ReadFull(r, b[3:n]); err != nil {
+			return wire.Preamble{}, c.streamEnded(err, "stream ended inside the preamble")
+		}
+	}
+	p, _, err := wire.ParsePreamble(b[:n], c.cfg.Limits.MaxHeaderBytes)
+	if err != nil {
+		c.violation(err.Error())
+		return wire.Preamble{}, err
+	}
+	return p, nil
+}
+
+// readHeaderBody reads header_len bytes; the length was capped by
+// ParsePreamble before this allocation.
+func (c *Conn) readHeaderBody(r io.Reader, p wire.Preamble) ([]byte, error) {
+	hdr := make([]byte, p.HeaderLen)
+	if _, err := io.ReadFull(r, hdr); err != nil {
+		return nil, c.streamEnded(err, "stream ended inside the header")
+	}
+	return hdr, nil
+}
+
+// streamEnded turns a FIN inside a preamble or header into a violation (spec
+// README decision); a reset or a lost connection just ends the stream.
+func (c *Conn) streamEnded(err error, reason string) error {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		c.violation(reason)
+		return &wire.ViolationError{Reason: reason}
+	}
+	return err
+}
+
+func kindName(k wire.Kind) string {
+	names := [...]string{"HELLO", "DATA", "ERROR", "SUBSCRIBE", "UNSUBSCRIBE", "CREDIT", "CURSOR", "FLOW"}
+	if int(k) < len(names) {
+		return names[k]
+	}
+	return "unknown"
+}
+
+// CursorStream is an inbound CURSOR stream after its head header.
+type CursorStream struct{ s *quic.ReceiveStream }
+
+// Read reads raw cursor record bytes; io.EOF marks the FIN.
+func (cs *CursorStream) Read(p []byte) (int, error) {
+	n, err := cs.s.Read(p)
+	return n, readError(err)
+}
+
+// Stop ends the report: STOP_SENDING(code), e.g. CANCELED for an unknown report_id.
+func (cs *CursorStream) Stop(code wire.AppCode) { cs.s.CancelRead(quic.StreamErrorCode(code)) }

@@ -1,0 +1,157 @@
+package transport
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"net"
+	"sync"
+	"syscall"
+
+	"github.com/quic-go/quic-go"
+	"github.com/quic-go/quic-go/qlogwriter"
+
+	"github.com/weida-go/weida/core/errs"
+	"github.com/weida-go/weida/core/identity"
+	"github.com/weida-go/weida/core/wire"
+)
+
+// Listener accepts weida connections on one UDP address.
+type Listener struct {
+	cfg     Config
+	udp     net.PacketConn
+	tr      *quic.Transport
+	ln      *quic.Listener
+	handler Handler
+
+	mu       sync.Mutex
+	conns    map[*Conn]struct{}
+	perPeer  map[identity.Fingerprint]int
+	draining bool
+	wg       sync.WaitGroup
+}
+
+// Listen binds addr ("ip:port"; port 0 lets the kernel choose) with a
+// server TLS configuration from identity.ServerConfig, and serves every
+// accepted connection's streams to h.
+func Listen(addr string, tlsConf *tls.Config, cfg Config, h Handler) (*Listener, error) {
+	cfg = cfg.withDefaults()
+	udpAddr, err := net.ResolveUDPAddr("udp", addr)
+	if err != nil {
+		return nil, errs.Wrap(errs.KindInvalidAddress, err, "cannot bind "+addr)
+	}
+	udp, err := net.ListenUDP("udp", udpAddr)
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return nil, errs.Wrap(errs.KindAddressInUse, err, "cannot bind "+addr)
+		}
+		return nil, errs.Wrap(errs.KindIO, err, "cannot bind "+addr)
+	}
+	qc := cfg.quicConfig(false)
+	qc.Tracer = func(context.Context, bool, quic.ConnectionID) qlogwriter.Trace { return newReceiptTracker() }
+	tr := &quic.Transport{Conn: udp}
+	ln, err := tr.Listen(tlsConf, qc)
+	if err != nil {
+		_ = udp.Close()
+		return nil, errs.Wrap(errs.KindIO, err, "cannot listen on "+addr)
+	}
+	l := &Listener{cfg: cfg, udp: udp, tr: tr, ln: ln, handler: h,
+		conns: make(map[*Conn]struct{}), perPeer: make(map[identity.Fingerprint]int)}
+	l.wg.Add(1)
+	go l.acceptLoop()
+	return l, nil
+}
+
+// Addr is the bound UDP address (with the real port when 0 was asked for).
+func (l *Listener) Addr() *net.UDPAddr { return l.udp.LocalAddr().(*net.UDPAddr) }
+
+func (l *Listener) acceptLoop() {
+	defer l.wg.Done()
+	for {
+		qc, err := l.ln.Accept(context.Background())
+		if err != nil {
+			return
+		}
+		tracker, _ := qc.QlogTrace().(*receiptTracker)
+		if tracker == nil {
+			tracker = newReceiptTracker()
+		}
+		c := newConn(qc, l.cfg, false, l.handler, tracker)
+		if code, reason, ok := l.admit(c); !ok {
+			c.closeWith(code, reason)
+			continue
+		}
+		l.wg.Add(1)
+		go func() {
+			defer l.wg.Done()
+			_ = c.start(context.Background())
+			<-c.Done()
+			c.wg.Wait()
+			l.release(c)
+		}()
+	}
+}
+
+// admit enforces max_connections and max_connections_per_peer.
+func (l *Listener) admit(c *Conn) (wire.AppCode, string, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case l.draining:
+		return wire.CodeShutdown, "shutting down", false
+	case len(l.conns) >= l.cfg.MaxConnections:
+		return wire.CodeLimitExceeded, "max_connections reached", false
+	case c.hasPeer && l.perPeer[c.peer] >= l.cfg.MaxConnectionsPerPeer:
+		return wire.CodeLimitExceeded, "max_connections_per_peer reached", false
+	}
+	l.conns[c] = struct{}{}
+	if c.hasPeer {
+		l.perPeer[c.peer]++
+	}
+	return 0, "", true
+}
+
+func (l *Listener) release(c *Conn) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.conns[c]; !ok {
+		return
+	}
+	delete(l.conns, c)
+	if c.hasPeer {
+		if l.perPeer[c.peer]--; l.perPeer[c.peer] <= 0 {
+			delete(l.perPeer, c.peer)
+		}
+	}
+}
+
+// Conns returns the live accepted connections.
+func (l *Listener) Conns() []*Conn {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]*Conn, 0, len(l.conns))
+	for c := range l.conns {
+		out = append(out, c)
+	}
+	return out
+}
+
+// StopAdmission refuses new connections (closed with SHUTDOWN) from now on.
+func (l *Listener) StopAdmission() {
+	l.mu.Lock()
+	l.draining = true
+	l.mu.Unlock()
+}
+
+// Close closes every connection with code and the listener, and waits for
+// their goroutines.
+func (l *Listener) Close(code wire.AppCode, reason string) {
+	l.StopAdmission()
+	_ = l.ln.Close()
+	for _, c := range l.Conns() {
+		c.closeWith(code, reason)
+	}
+	l.wg.Wait()
+	_ = l.tr.Close()
+	_ = l.udp.Close()
+}

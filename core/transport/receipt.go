@@ -1,0 +1,305 @@
+package transport
+
+import (
+	"sort"
+	"sync"
+
+	"github.com/quic-go/quic-go"
+	"github.com/quic-go/quic-go/qlog"
+	"github.com/quic-go/quic-go/qlogwriter"
+
+	"github.com/weida-go/weida/core/errs"
+)
+
+// receiptTracker derives transport receipts from quic-go's typed qlog events
+// (spec README, decision 1): it remembers which 1-RTT packet carried which
+// byte ranges of a watched stream, and when the peer's ACK frames cover every
+// byte and the FIN of a finished stream, that stream's receipt resolves.
+// Nothing here is a timer or a guess: a receipt is exactly the peer
+// transport's acknowledgement. A STOP_SENDING the peer sends for a watched
+// stream resolves the receipt as a refusal, because quic-go then stops
+// retransmitting and no acknowledgement would ever complete it.
+//
+// It implements qlogwriter.Trace and qlogwriter.Recorder; quic-go calls
+// RecordEvent from its connection goroutine, so the work per event is a few
+// map look-ups under one mutex.
+type receiptTracker struct {
+	mu      sync.Mutex
+	pending []sentPacket // ascending packet numbers; entries with nil ranges are spent
+	spent   int
+	streams map[quic.StreamID]*Receipt
+	closed  error // set once the connection is gone; new watches fail at once
+}
+
+type sentPacket struct {
+	pn     qlog.PacketNumber
+	ranges []sentRange
+}
+
+type sentRange struct {
+	stream     quic.StreamID
+	start, end int64
+	fin        bool
+}
+
+func newReceiptTracker() *receiptTracker {
+	return &receiptTracker{streams: make(map[quic.StreamID]*Receipt)}
+}
+
+// AddProducer implements qlogwriter.Trace.
+func (t *receiptTracker) AddProducer() qlogwriter.Recorder { return t }
+
+// Close implements qlogwriter.Recorder; the connection's end is reported by
+// fail, which knows the cause.
+func (t *receiptTracker) Close() error { return nil }
+
+// RecordEvent implements qlogwriter.Recorder.
+func (t *receiptTracker) RecordEvent(ev qlogwriter.Event) {
+	switch e := ev.(type) {
+	case qlog.PacketSent:
+		if e.Header.PacketType == qlog.PacketType1RTT {
+			t.onSent(e.Header.PacketNumber, e.Frames)
+		}
+	case qlog.PacketReceived:
+		if e.Header.PacketType == qlog.PacketType1RTT {
+			t.onReceived(e.Frames)
+		}
+	case qlog.PacketLost:
+		if e.Header.PacketType == qlog.PacketType1RTT {
+			t.onLost(e.Header.PacketNumber)
+		}
+	}
+}
+
+// watch starts tracking stream id; it must be called before the first
+// write so no frame escapes the record.
+func (t *receiptTracker) watch(id quic.StreamID) *Receipt {
+	r := &Receipt{tracker: t, stream: id, final: -1, done: make(chan struct{})}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed != nil {
+		r.resolveLocked(t.closed)
+		return r
+	}
+	t.streams[id] = r
+	return r
+}
+
+// finish records the stream's final size (bytes written, header included),
+// called just before the FIN is queued.
+func (t *receiptTracker) finish(r *Receipt, size int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	r.final = size
+	r.checkLocked()
+}
+
+// settle resolves r with err (nil never: use finish) and stops tracking it.
+func (t *receiptTracker) settle(r *Receipt, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	r.resolveLocked(err)
+}
+
+// fail resolves every outstanding receipt with err: the connection is gone
+// and no acknowledgement can arrive any more.
+func (t *receiptTracker) fail(err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed != nil {
+		return
+	}
+	t.closed = err
+	for _, r := range t.streams {
+		r.resolveLocked(err)
+	}
+	t.pending = nil
+}
+
+func (t *receiptTracker) onSent(pn qlog.PacketNumber, frames []qlog.Frame) {
+	var ranges []sentRange
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, f := range frames {
+		sf, ok := f.Frame.(*qlog.StreamFrame)
+		if !ok {
+			continue
+		}
+		if _, watched := t.streams[sf.StreamID]; !watched {
+			continue
+		}
+		ranges = append(ranges, sentRange{stream: sf.StreamID, start: sf.Offset, end: sf.Offset + sf.Length, fin: sf.Fin})
+	}
+	if ranges != nil {
+		t.pending = append(t.pending, sentPacket{pn: pn, ranges: ranges})
+	}
+}
+
+func (t *receiptTracker) onReceived(frames []qlog.Frame) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, f := range frames {
+		switch fr := f.Frame.(type) {
+		case *qlog.AckFrame:
+			for _, ar := range fr.AckRanges {
+				t.ackRangeLocked(ar.Smallest, ar.Largest)
+			}
+		case *qlog.StopSendingFrame:
+			if r, ok := t.streams[fr.StreamID]; ok {
+				r.resolveLocked(stopSendingError(uint64(fr.ErrorCode)))
+			}
+		}
+	}
+	t.compactLocked()
+}
+
+func (t *receiptTracker) ackRangeLocked(lo, hi qlog.PacketNumber) {
+	i := sort.Search(len(t.pending), func(i int) bool { return t.pending[i].pn >= lo })
+	for ; i < len(t.pending) && t.pending[i].pn <= hi; i++ {
+		p := &t.pending[i]
+		if p.ranges == nil {
+			continue
+		}
+		for _, sr := range p.ranges {
+			if r, ok := t.streams[sr.stream]; ok {
+				r.ackLocked(sr)
+			}
+		}
+		p.ranges = nil
+		t.spent++
+	}
+}
+
+func (t *receiptTracker) onLost(pn qlog.PacketNumber) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	i := sort.Search(len(t.pending), func(i int) bool { return t.pending[i].pn >= pn })
+	if i < len(t.pending) && t.pending[i].pn == pn && t.pending[i].ranges != nil {
+		// quic-go retransmits the frames in new packets; those are tracked anew.
+		t.pending[i].ranges = nil
+		t.spent++
+	}
+	t.compactLocked()
+}
+
+// compactLocked drops spent records: from the front always (acks are mostly
+// in order), everywhere once they are half the slice.
+func (t *receiptTracker) compactLocked() {
+	n := 0
+	for n < len(t.pending) && t.pending[n].ranges == nil {
+		n++
+	}
+	if n > 0 {
+		t.pending = t.pending[n:]
+		t.spent -= n
+	}
+	if t.spent > 0 && t.spent*2 >= len(t.pending) {
+		kept := t.pending[:0]
+		for _, p := range t.pending {
+			if p.ranges != nil {
+				kept = append(kept, p)
+			}
+		}
+		clear(t.pending[len(kept):])
+		t.pending = kept
+		t.spent = 0
+	}
+}
+
+// outstanding reports how many watched streams have not resolved yet.
+func (t *receiptTracker) outstanding() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.streams)
+}
+
+// Receipt is the transport receipt of one outgoing stream half. It resolves
+// once: nil when the peer's transport acknowledged every byte and the FIN,
+// otherwise a refusal (STOP_SENDING), Canceled, or the connection's loss
+// (which the caller relabels Indeterminate after FIN).
+type Receipt struct {
+	tracker  *receiptTracker
+	stream   quic.StreamID
+	acked    intervals
+	final    int64 // -1 until finish
+	finAcked bool
+	done     chan struct{}
+	err      error
+}
+
+// Done is closed when the receipt resolved.
+func (r *Receipt) Done() <-chan struct{} { return r.done }
+
+// Err is the outcome once Done is closed: nil means delivered.
+func (r *Receipt) Err() error {
+	<-r.done
+	return r.err
+}
+
+func (r *Receipt) ackLocked(sr sentRange) {
+	r.acked.add(sr.start, sr.end)
+	if sr.fin {
+		r.finAcked = true
+	}
+	r.checkLocked()
+}
+
+func (r *Receipt) checkLocked() {
+	if r.final >= 0 && r.finAcked && r.acked.covers(r.final) {
+		r.resolveLocked(nil)
+	}
+}
+
+func (r *Receipt) resolveLocked(err error) {
+	select {
+	case <-r.done:
+		return
+	default:
+	}
+	r.err = err
+	close(r.done)
+	delete(r.tracker.streams, r.stream)
+	r.acked = nil
+}
+
+// intervals is a sorted set of disjoint half-open byte ranges.
+type intervals [][2]int64
+
+func (iv *intervals) add(start, end int64) {
+	if start >= end {
+		return
+	}
+	s := *iv
+	i := sort.Search(len(s), func(i int) bool { return s[i][1] >= start })
+	j := i
+	for j < len(s) && s[j][0] <= end {
+		start = min(start, s[j][0])
+		end = max(end, s[j][1])
+		j++
+	}
+	if i == j {
+		s = append(s, [2]int64{})
+		copy(s[i+1:], s[i:])
+		s[i] = [2]int64{start, end}
+	} else {
+		s[i] = [2]int64{start, end}
+		s = append(s[:i+1], s[j:]...)
+	}
+	*iv = s
+}
+
+// covers reports whether [0, size) is acknowledged.
+func (iv intervals) covers(size int64) bool {
+	if size == 0 {
+		return true
+	}
+	return len(iv) > 0 && iv[0][0] == 0 && iv[0][1] >= size
+}
+
+// stopSendingError maps a peer's STOP_SENDING code to the writer's outcome
+// (PROTOCOL.md §10.2).
+func stopSendingError(code uint64) error {
+	return refusalError(code, "the peer stopped reading")
+}
+
+var _ = errs.KindRejected

@@ -1,0 +1,58 @@
+package wire
+
+// CREDIT (kind 5, PROTOCOL.md §8.5): the absolute, cumulative message limit
+// of one subscription on a queue path.
+
+var creditKeys = []string{"endpoint", "filter", "limit"}
+
+// AppendHeader appends the CREDIT map; all three keys are always written.
+func (c *Credit) AppendHeader(b []byte) []byte {
+	b = appendHead(b, majorMap, 3)
+	b = appendTextKey(b, 0, c.Endpoint)
+	b = appendTextKey(b, 1, c.Filter)
+	return appendUintKey(b, 2, c.Limit)
+}
+
+// DecodeCredit decodes a CREDIT header: all three keys are required (an
+// absent limit would be indistinguishable from 0), and the filter must pass
+// ValidateFilter.
+func DecodeCredit(hdr []byte) (Credit, error) {
+	var c Credit
+	r := reader{buf: hdr}
+	m, err := openHeader(&r, "CREDIT", creditKeys)
+	if err != nil {
+		return Credit{}, err
+	}
+	var seen [3]bool
+	for {
+		key, more, err := m.next()
+		if err != nil {
+			return Credit{}, err
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case 0:
+			c.Endpoint, err = r.text(CapEndpoint)
+		case 1:
+			c.Filter, err = r.filter()
+		case 2:
+			c.Limit, err = r.uint()
+		default:
+			err = r.skip()
+		}
+		if err != nil {
+			return Credit{}, m.keyError(key, err)
+		}
+		if key < uint64(len(seen)) {
+			seen[key] = true
+		}
+	}
+	for key, ok := range seen {
+		if !ok {
+			return Credit{}, m.missing(uint64(key))
+		}
+	}
+	return c, nil
+}

@@ -1,0 +1,242 @@
+package wire
+
+// DATA (kind 1, PROTOCOL.md §8.3): the header of every payload.
+
+// MaxLayer is the highest segment layer (DATA key 14, SUBSCRIBE key 3).
+const MaxLayer = 15
+
+var dataKeys = []string{
+	"endpoint", "content_len", "content_type", "traceparent", "tracestate", "topic",
+	"sequence", "producer", "achieved", "report_id", "report", "report_mode",
+	"delivery_attempt", "segment", "layer",
+}
+
+// AppendHeader appends the DATA map: present keys in key order, defaults
+// omitted (report_mode 0, layer 0, delivery_attempt below 2, an empty
+// report). The report order is written sorted and de-duplicated, without
+// changing d.Report.
+//
+// Values are written as given: the caller keeps them within §8.3 (string
+// caps, achieved <= 5, layer <= 15 and only with a segment, report_id
+// exactly when there is a report, no report level in 6..=15), as a peer
+// rejects a header that breaks them.
+func (d *Data) AppendHeader(b []byte) []byte {
+	var scratch [MaxReportLevels]uint64
+	report := normalizeReport(d.Report, scratch[:0])
+	attempt := d.DeliveryAttempt.Ok && d.DeliveryAttempt.V >= 2
+	n := count1(d.Endpoint.Ok) + count1(d.ContentLen.Ok) + count1(d.ContentType.Ok) +
+		count1(d.Traceparent.Ok) + count1(d.Tracestate.Ok) + count1(d.Topic.Ok) +
+		count1(d.Sequence.Ok) + count1(d.Producer.Ok) + count1(d.Achieved.Ok) +
+		count1(d.ReportID.Ok) + count1(len(report) > 0) + count1(d.ReportMode != 0) +
+		count1(attempt) + count1(d.Segment.Ok) + count1(d.Layer != 0)
+	b = appendHead(b, majorMap, n)
+	if d.Endpoint.Ok {
+		b = appendTextKey(b, 0, d.Endpoint.V)
+	}
+	if d.ContentLen.Ok {
+		b = appendUintKey(b, 1, d.ContentLen.V)
+	}
+	if d.ContentType.Ok {
+		b = appendTextKey(b, 2, d.ContentType.V)
+	}
+	if d.Traceparent.Ok {
+		b = appendTextKey(b, 3, d.Traceparent.V)
+	}
+	if d.Tracestate.Ok {
+		b = appendTextKey(b, 4, d.Tracestate.V)
+	}
+	if d.Topic.Ok {
+		b = appendTextKey(b, 5, d.Topic.V)
+	}
+	if d.Sequence.Ok {
+		b = appendUintKey(b, 6, d.Sequence.V)
+	}
+	if d.Producer.Ok {
+		b = appendBytesKey(b, 7, d.Producer.V[:])
+	}
+	if d.Achieved.Ok {
+		b = appendUintKey(b, 8, d.Achieved.V)
+	}
+	if d.ReportID.Ok {
+		b = appendUintKey(b, 9, d.ReportID.V)
+	}
+	if len(report) > 0 {
+		b = appendUintsKey(b, 10, report)
+	}
+	if d.ReportMode != 0 {
+		b = appendUintKey(b, 11, d.ReportMode)
+	}
+	if attempt {
+		b = appendUintKey(b, 12, d.DeliveryAttempt.V)
+	}
+	if d.Segment.Ok {
+		b = appendUintKey(b, 13, d.Segment.V)
+	}
+	if d.Layer != 0 {
+		b = appendUintKey(b, 14, d.Layer)
+	}
+	return b
+}
+
+// normalizeReport returns levels sorted and de-duplicated. Levels that are
+// already strictly ascending (the usual case) are returned as they are;
+// otherwise they are copied into scratch, or into a fresh slice if they do
+// not fit, so the caller's slice is never reordered.
+func normalizeReport(levels, scratch []uint64) []uint64 {
+	ascending := true
+	for i := 1; i < len(levels); i++ {
+		if levels[i] <= levels[i-1] {
+			ascending = false
+			break
+		}
+	}
+	if ascending {
+		return levels
+	}
+	out := append(scratch, levels...)
+	for i := 1; i < len(out); i++ { // insertion sort: at most a handful of levels
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	w := 1
+	for i := 1; i < len(out); i++ {
+		if out[i] != out[w-1] {
+			out[w] = out[i]
+			w++
+		}
+	}
+	return out[:w]
+}
+
+// DecodeData decodes a DATA header. Every key is optional here; whether a
+// stream needs `endpoint` is decided at dispatch (CheckInitiating).
+//
+// Beyond the per-key rules (caps, types, achieved <= 5, report_mode <= 1,
+// layer <= 15, producer exactly 32 bytes, report strictly ascending with at
+// most 16 levels and none in 6..=15), keys 9 and 10 must travel together
+// and a layer needs a segment. Three edge cases decode to their default
+// meaning (§17 item 12), so a re-encoded header simply omits them: an empty
+// report (0A 80) without report_id is "no report"; layer 0 written
+// explicitly, with or without a segment (A1 0E 00), is "no layer"; and a
+// delivery_attempt below 2 is "first attempt" (absent).
+func DecodeData(hdr []byte) (Data, error) {
+	var d Data
+	r := reader{buf: hdr}
+	m, err := openHeader(&r, "DATA", dataKeys)
+	if err != nil {
+		return Data{}, err
+	}
+	reportKey := false // key 10 present, even if empty
+	for {
+		key, more, err := m.next()
+		if err != nil {
+			return Data{}, err
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case 0:
+			d.Endpoint, err = optText(&r, CapEndpoint)
+		case 1:
+			d.ContentLen, err = optUint(&r)
+		case 2:
+			d.ContentType, err = optText(&r, CapContentType)
+		case 3:
+			d.Traceparent, err = optText(&r, CapTraceparent)
+		case 4:
+			d.Tracestate, err = optText(&r, CapTracestate)
+		case 5:
+			d.Topic, err = optText(&r, CapTopic)
+		case 6:
+			d.Sequence, err = optUint(&r)
+		case 7:
+			err = r.bytesExact(d.Producer.V[:])
+			d.Producer.Ok = true
+		case 8:
+			d.Achieved.V, err = r.uintMax(LevelProcessed)
+			d.Achieved.Ok = true
+		case 9:
+			d.ReportID, err = optUint(&r)
+		case 10:
+			d.Report, err = r.report()
+			reportKey = true
+		case 11:
+			d.ReportMode, err = r.uintMax(1)
+		case 12:
+			var attempt uint64
+			if attempt, err = r.uint(); attempt >= 2 {
+				d.DeliveryAttempt = Some(attempt)
+			}
+		case 13:
+			d.Segment, err = optUint(&r)
+		case 14:
+			d.Layer, err = r.uintMax(MaxLayer)
+		default:
+			err = r.skip()
+		}
+		if err != nil {
+			return Data{}, m.keyError(key, err)
+		}
+	}
+	switch {
+	case d.ReportID.Ok && len(d.Report) == 0 && reportKey:
+		return Data{}, violation("DATA key 9 (report_id) with an empty report (key 10)")
+	case d.ReportID.Ok && len(d.Report) == 0:
+		return Data{}, violation("DATA key 9 (report_id) without report (key 10)")
+	case !d.ReportID.Ok && len(d.Report) > 0:
+		return Data{}, violation("DATA key 10 (report) without report_id (key 9)")
+	case d.Layer != 0 && !d.Segment.Ok:
+		return Data{}, violation("DATA key 14 (layer) without segment (key 13)")
+	}
+	return d, nil
+}
+
+// CheckInitiating applies the one contextual rule of a stream that
+// initiates a transfer (every uni DATA stream and the initiating half of a
+// bidi stream): endpoint is required (§8.3.1). A reply half needs nothing.
+func (d *Data) CheckInitiating() error {
+	if !d.Endpoint.Ok {
+		return violation("DATA on an initiating stream without key 0 (endpoint)")
+	}
+	return nil
+}
+
+// report reads a report order: at most 16 levels, strictly ascending, none
+// in the reserved range. An empty array is nil.
+func (r *reader) report() ([]uint64, error) {
+	n, err := r.arrayLen(MaxReportLevels)
+	if err != nil || n == 0 {
+		return nil, err
+	}
+	levels := make([]uint64, n)
+	for i := range levels {
+		v, err := r.uint()
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case LevelReserved(v):
+			return nil, violation("level %d is reserved (6..=15)", v)
+		case i > 0 && v == levels[i-1]:
+			return nil, violation("level %d repeated, levels must strictly ascend", v)
+		case i > 0 && v < levels[i-1]:
+			return nil, violation("levels not strictly ascending: %d after %d", v, levels[i-1])
+		}
+		levels[i] = v
+	}
+	return levels, nil
+}
+
+// optText reads a present text value.
+func optText(r *reader, limit int) (Opt[string], error) {
+	s, err := r.text(limit)
+	return Opt[string]{V: s, Ok: true}, err
+}
+
+// optUint reads a present uint value.
+func optUint(r *reader) (Opt[uint64], error) {
+	v, err := r.uint()
+	return Opt[uint64]{V: v, Ok: true}, err
+}

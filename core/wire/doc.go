@@ -1,0 +1,50 @@
+// Package wire is weida's wire codec for protocol version 0 (PROTOCOL.md
+// §4-§10): stream preambles, the CBOR headers of the eight frame kinds,
+// CURSOR records, DATAGRAM payloads, topic filters, guarantee-set algebra
+// and negotiation. It does no I/O beyond ReadHeader's reads from a caller's
+// io.Reader, and imports nothing else of the project.
+//
+// # Encoding
+//
+// Every header type has AppendHeader, which appends its CBOR map in the one
+// form PROTOCOL.md §7.1 allows: definite length, keys ascending, integers
+// minimal, absent and default values omitted. AppendFrame adds the
+// preamble. Encoders append to a caller's buffer and allocate nothing else.
+// They write values as given; keeping them inside the spec's caps and
+// ranges is the caller's job.
+//
+// # Decoding
+//
+// ReadHeader (or ParsePreamble on buffered bytes) yields the kind and the
+// header bytes; DecodeHello, DecodeData, DecodeError, DecodeSubscribe,
+// DecodeCredit, DecodeCursorHead and DecodeFlow decode them. All network
+// input is hostile: every failure is a *ViolationError (errors.Is it with
+// ErrProtocolViolation) whose reason names the key and what is wrong, and
+// the caller closes the connection with PROTOCOL_VIOLATION. Every
+// allocation sized by the peer is capped before it is made.
+//
+// A header is judged in two layers (see cbor.go): fxamacker/cbor, under a
+// strict decoding mode, decides that it is exactly one well-formed CBOR
+// item with no indefinite lengths, tags or unassigned simple values; a
+// small iterative walker then reads the frame's schema and enforces what
+// fxamacker cannot: strictly ascending uint keys, types, caps before
+// allocation, enumerated values, the skip depth of unknown keys and the
+// rejection of half-precision floats.
+//
+// Contextual rules that need more than one header, such as which kinds may
+// open which stream or a second HELLO, belong to the transport; the one
+// DATA rule that depends on the stream is offered as Data.CheckInitiating.
+//
+// # Choices where the spec leaves room
+//
+//   - Non-minimal CBOR integers and varints are accepted, never written.
+//   - Text inside a skipped unknown value must be valid UTF-8, like every
+//     other text string.
+//   - Defaults written explicitly decode to their default meaning: an empty
+//     report without report_id, layer 0 (with or without a segment),
+//     report_mode 0, and a delivery_attempt below 2 (decoded as absent).
+//   - A CURSOR record is rejected as soon as its level is known to be
+//     reserved, before its offset arrives.
+//   - Negotiate checks required capabilities and required guarantees in
+//     both directions, so both sides fail together.
+package wire

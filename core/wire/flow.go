@@ -1,0 +1,75 @@
+package wire
+
+// FLOW (kind 7, PROTOCOL.md §8.7): registers a datagram flow for the
+// lifetime of its stream.
+
+var flowKeys = []string{"endpoint", "flow", "content_type", "traceparent", "tracestate", "topic"}
+
+// AppendHeader appends the FLOW map; endpoint and flow are always written.
+func (f *Flow) AppendHeader(b []byte) []byte {
+	b = appendHead(b, majorMap, 2+count1(f.ContentType.Ok)+count1(f.Traceparent.Ok)+
+		count1(f.Tracestate.Ok)+count1(f.Topic.Ok))
+	b = appendTextKey(b, 0, f.Endpoint)
+	b = appendUintKey(b, 1, f.Flow)
+	if f.ContentType.Ok {
+		b = appendTextKey(b, 2, f.ContentType.V)
+	}
+	if f.Traceparent.Ok {
+		b = appendTextKey(b, 3, f.Traceparent.V)
+	}
+	if f.Tracestate.Ok {
+		b = appendTextKey(b, 4, f.Tracestate.V)
+	}
+	if f.Topic.Ok {
+		b = appendTextKey(b, 5, f.Topic.V)
+	}
+	return b
+}
+
+// DecodeFlow decodes a FLOW header: endpoint and flow are required.
+func DecodeFlow(hdr []byte) (Flow, error) {
+	var f Flow
+	r := reader{buf: hdr}
+	m, err := openHeader(&r, "FLOW", flowKeys)
+	if err != nil {
+		return Flow{}, err
+	}
+	var seen [2]bool
+	for {
+		key, more, err := m.next()
+		if err != nil {
+			return Flow{}, err
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case 0:
+			f.Endpoint, err = r.text(CapEndpoint)
+		case 1:
+			f.Flow, err = r.uint()
+		case 2:
+			f.ContentType, err = optText(&r, CapContentType)
+		case 3:
+			f.Traceparent, err = optText(&r, CapTraceparent)
+		case 4:
+			f.Tracestate, err = optText(&r, CapTracestate)
+		case 5:
+			f.Topic, err = optText(&r, CapTopic)
+		default:
+			err = r.skip()
+		}
+		if err != nil {
+			return Flow{}, m.keyError(key, err)
+		}
+		if key < uint64(len(seen)) {
+			seen[key] = true
+		}
+	}
+	for key, ok := range seen {
+		if !ok {
+			return Flow{}, m.missing(uint64(key))
+		}
+	}
+	return f, nil
+}

@@ -1,0 +1,82 @@
+package wire
+
+// headerMap walks the pairs of one CBOR map and enforces the key rules of
+// PROTOCOL.md §7.2: every key is a uint and strictly greater than the one
+// before it, which also makes duplicate detection complete for skipped
+// extension keys, in constant memory.
+type headerMap struct {
+	r     *reader
+	frame string   // where we are, for messages: "DATA", "HELLO key 5 (guarantees_offered)"
+	names []string // key names by number, for messages
+	left  uint64   // pairs not yet read
+	prev  uint64   // last key read
+	any   bool     // whether a key has been read
+	top   bool     // the header's own map: nothing may follow it
+}
+
+// openHeader checks a whole header (layer 1, see cbor.go) and opens its
+// top-level map.
+func openHeader(r *reader, frame string, names []string) (headerMap, error) {
+	if err := checkWellformed(frame, r.buf); err != nil {
+		return headerMap{}, err
+	}
+	n, err := r.mapLen()
+	if err != nil {
+		return headerMap{}, violation("%s header: %s", frame, reasonOf(err))
+	}
+	return headerMap{r: r, frame: frame, names: names, left: n, top: true}, nil
+}
+
+// openNested opens a map that is the value of a key of an outer map.
+func openNested(r *reader, frame string, names []string) (headerMap, error) {
+	n, err := r.mapLen()
+	if err != nil {
+		return headerMap{}, violation("%s: %s", frame, reasonOf(err))
+	}
+	return headerMap{r: r, frame: frame, names: names, left: n}, nil
+}
+
+// next reads the next key. It returns more == false once every pair has
+// been read; for the header's own map it then also rejects trailing bytes.
+func (m *headerMap) next() (key uint64, more bool, err error) {
+	if m.left == 0 {
+		if m.top && m.r.remaining() != 0 {
+			return 0, false, violation("%s header: %d bytes left after the map", m.frame, m.r.remaining())
+		}
+		return 0, false, nil
+	}
+	m.left--
+	major, ai, key, err := m.r.head()
+	if err != nil {
+		return 0, false, violation("%s: %s", m.frame, reasonOf(err))
+	}
+	if major != majorUint || ai == aiIndef {
+		return 0, false, violation("%s: a key is a %s, keys must be uint", m.frame, typeName(major, ai))
+	}
+	if m.any && key <= m.prev {
+		if key == m.prev {
+			return 0, false, violation("%s: duplicate key %d", m.frame, key)
+		}
+		return 0, false, violation("%s: key %d after key %d, keys must strictly ascend", m.frame, key, m.prev)
+	}
+	m.prev, m.any = key, true
+	return key, true, nil
+}
+
+// name returns the name of a key, for messages.
+func (m *headerMap) name(key uint64) string {
+	if key < uint64(len(m.names)) && m.names[key] != "" {
+		return m.names[key]
+	}
+	return "unknown, skipped"
+}
+
+// keyError places a value error at its key: "DATA key 8 (achieved): ...".
+func (m *headerMap) keyError(key uint64, err error) error {
+	return violation("%s key %d (%s): %s", m.frame, key, m.name(key), reasonOf(err))
+}
+
+// missing reports a required key that the map did not hold.
+func (m *headerMap) missing(key uint64) error {
+	return violation("%s key %d (%s) is required but missing", m.frame, key, m.name(key))
+}

@@ -1,0 +1,175 @@
+package wire
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Agreed is the outcome of negotiation (PROTOCOL.md §9.1 step 6).
+type Agreed struct {
+	// Version is the highest wire version both sides list (always 0 in v0).
+	Version uint64
+	// SendMaxHeaderBytes is the peer's max_header_bytes: the bound on
+	// headers this side sends. The local receive limit is unaffected.
+	SendMaxHeaderBytes uint64
+	// Guarantees is the effective set: the intersection of both offers.
+	Guarantees GuaranteeSet
+	// Datagrams is true when both sides list capability 1.
+	Datagrams bool
+}
+
+// The steps of negotiation a NegotiationError can name.
+const (
+	// StepHello: a HELLO requires guarantees its own offer does not reach.
+	StepHello = "hello"
+	// StepVersions: the two version lists have nothing in common (step 1).
+	StepVersions = "versions"
+	// StepCapabilities: one side requires a capability the other lacks (step 3).
+	StepCapabilities = "capabilities"
+	// StepIntersect: the offers disagree on an unordered dimension or on a
+	// stated durability or replicas axis (step 4).
+	StepIntersect = "intersect"
+	// StepReaches: the effective set misses a side's requirement (step 5).
+	StepReaches = "reaches"
+)
+
+// NegotiationError explains a failed negotiation; the connection closes
+// with NEGOTIATION_FAILED (4).
+type NegotiationError struct {
+	// Step is one of the Step constants.
+	Step string
+	// Dimension names what failed: a guarantee dimension as Reaches names
+	// it, "versions", or "capabilities".
+	Dimension string
+	// Ours and Theirs are the two levels that could not be reconciled, this
+	// side's and the peer's: offers for StepIntersect; for StepReaches the
+	// requiring side's requirement and the other side's offer; for
+	// StepCapabilities the missing code on the requiring side (0 on the
+	// other); for StepVersions each side's highest version. An absent
+	// per-axis level reads as 0; Reason says "none".
+	Ours, Theirs uint64
+	// Reason is the failure in words, naming both levels.
+	Reason string
+}
+
+// Error reads like "negotiation failed: ordering: we require 1 (PerProducer
+// detect), the peer offers 0 (None)".
+func (e *NegotiationError) Error() string {
+	return "negotiation failed: " + e.Dimension + ": " + e.Reason
+}
+
+// Negotiate computes the result of negotiation from the local HELLO (ours)
+// and the peer's (theirs), as a pure function: both sides reach the same
+// result without a further round trip (§9.1).
+//
+// Two choices go beyond the literal §9.1 so that both sides fail together:
+// required capabilities are checked in both directions, and the effective
+// set must reach both sides' requirements (README decision, §17 item 13).
+func Negotiate(ours, theirs *Hello) (Agreed, error) {
+	if err := selfCovered(ours, "our HELLO"); err != nil {
+		return Agreed{}, err
+	}
+	if err := selfCovered(theirs, "the peer's HELLO"); err != nil {
+		return Agreed{}, err
+	}
+	version, ok := highestCommon(ours.Versions, theirs.Versions)
+	if !ok {
+		return Agreed{}, &NegotiationError{
+			Step: StepVersions, Dimension: "versions",
+			Ours: highest(ours.Versions), Theirs: highest(theirs.Versions),
+			Reason: fmt.Sprintf("no common wire version: we support %v, the peer supports %v",
+				ours.Versions, theirs.Versions),
+		}
+	}
+	if code, ok := firstMissing(theirs.RequiredCapabilities, ours.Capabilities); ok {
+		return Agreed{}, &NegotiationError{
+			Step: StepCapabilities, Dimension: "capabilities", Theirs: code,
+			Reason: fmt.Sprintf("the peer requires capability %s, which we do not support", capabilityName(code)),
+		}
+	}
+	if code, ok := firstMissing(ours.RequiredCapabilities, theirs.Capabilities); ok {
+		return Agreed{}, &NegotiationError{
+			Step: StepCapabilities, Dimension: "capabilities", Ours: code,
+			Reason: fmt.Sprintf("we require capability %s, which the peer does not support", capabilityName(code)),
+		}
+	}
+	effective, err := Intersect(ours.Offered, theirs.Offered)
+	if err != nil {
+		return Agreed{}, err
+	}
+	if dim := shortfall(&effective, &ours.Required); dim >= 0 {
+		need, offer := ours.Required.level(dim), theirs.Offered.level(dim)
+		return Agreed{}, &NegotiationError{
+			Step: StepReaches, Dimension: dimensionNames[dim], Ours: need.V, Theirs: offer.V,
+			Reason: "we require " + describeOpt(dim, need) + ", the peer offers " + describeOpt(dim, offer),
+		}
+	}
+	if dim := shortfall(&effective, &theirs.Required); dim >= 0 {
+		offer, need := ours.Offered.level(dim), theirs.Required.level(dim)
+		return Agreed{}, &NegotiationError{
+			Step: StepReaches, Dimension: dimensionNames[dim], Ours: offer.V, Theirs: need.V,
+			Reason: "the peer requires " + describeOpt(dim, need) + ", we offer " + describeOpt(dim, offer),
+		}
+	}
+	return Agreed{
+		Version:            version,
+		SendMaxHeaderBytes: theirs.MaxHeaderBytes,
+		Guarantees:         effective,
+		Datagrams: slices.Contains(ours.Capabilities, CapabilityDatagram) &&
+			slices.Contains(theirs.Capabilities, CapabilityDatagram),
+	}, nil
+}
+
+// selfCovered checks that a HELLO's own offer reaches its requirement; a
+// decoded HELLO always passes (DecodeHello rejects it otherwise), so this
+// only catches a locally built one.
+func selfCovered(h *Hello, who string) error {
+	if dim := shortfall(&h.Offered, &h.Required); dim >= 0 {
+		return &NegotiationError{
+			Step: StepHello, Dimension: dimensionNames[dim],
+			Ours: h.Offered.level(dim).V, Theirs: h.Required.level(dim).V,
+			Reason: who + " requires " + describeOpt(dim, h.Required.level(dim)) +
+				" but offers only " + describeOpt(dim, h.Offered.level(dim)),
+		}
+	}
+	return nil
+}
+
+// highestCommon returns the highest value in both lists (list order is
+// irrelevant, §9.1 step 2).
+func highestCommon(a, b []uint64) (uint64, bool) {
+	var best uint64
+	found := false
+	for _, v := range a {
+		if slices.Contains(b, v) && (!found || v > best) {
+			best, found = v, true
+		}
+	}
+	return best, found
+}
+
+// highest returns the largest value of vs, or 0 for an empty list.
+func highest(vs []uint64) uint64 {
+	if len(vs) == 0 {
+		return 0
+	}
+	return slices.Max(vs)
+}
+
+// firstMissing returns the first code of required that have lacks.
+func firstMissing(required, have []uint64) (uint64, bool) {
+	for _, c := range required {
+		if !slices.Contains(have, c) {
+			return c, true
+		}
+	}
+	return 0, false
+}
+
+// capabilityName renders a capability code: "1 (datagram)".
+func capabilityName(code uint64) string {
+	if code == CapabilityDatagram {
+		return "1 (datagram)"
+	}
+	return itoa(code)
+}

@@ -1,0 +1,78 @@
+package wire
+
+// SUBSCRIBE and UNSUBSCRIBE (kinds 3 and 4, PROTOCOL.md §8.4): one header,
+// two kinds; AppendFrame's kind argument says which.
+
+var subscribeKeys = []string{"endpoint", "filter", "max_age_ms", "max_layer"}
+
+// AppendHeader appends the SUBSCRIBE/UNSUBSCRIBE map. endpoint and filter
+// are always written, an empty filter as 60.
+func (s *Subscribe) AppendHeader(b []byte) []byte {
+	b = appendHead(b, majorMap, 2+count1(s.MaxAgeMs.Ok)+count1(s.MaxLayer.Ok))
+	b = appendTextKey(b, 0, s.Endpoint)
+	b = appendTextKey(b, 1, s.Filter)
+	if s.MaxAgeMs.Ok {
+		b = appendUintKey(b, 2, s.MaxAgeMs.V)
+	}
+	if s.MaxLayer.Ok {
+		b = appendUintKey(b, 3, s.MaxLayer.V)
+	}
+	return b
+}
+
+// DecodeSubscribe decodes a SUBSCRIBE or UNSUBSCRIBE header: endpoint and
+// filter are required, the filter must pass ValidateFilter, and max_layer
+// must be at most 15.
+func DecodeSubscribe(hdr []byte) (Subscribe, error) {
+	var s Subscribe
+	r := reader{buf: hdr}
+	m, err := openHeader(&r, "SUBSCRIBE", subscribeKeys)
+	if err != nil {
+		return Subscribe{}, err
+	}
+	var seen [2]bool
+	for {
+		key, more, err := m.next()
+		if err != nil {
+			return Subscribe{}, err
+		}
+		if !more {
+			break
+		}
+		switch key {
+		case 0:
+			s.Endpoint, err = r.text(CapEndpoint)
+		case 1:
+			s.Filter, err = r.filter()
+		case 2:
+			s.MaxAgeMs, err = optUint(&r)
+		case 3:
+			s.MaxLayer.V, err = r.uintMax(MaxLayer)
+			s.MaxLayer.Ok = true
+		default:
+			err = r.skip()
+		}
+		if err != nil {
+			return Subscribe{}, m.keyError(key, err)
+		}
+		if key < uint64(len(seen)) {
+			seen[key] = true
+		}
+	}
+	for key, ok := range seen {
+		if !ok {
+			return Subscribe{}, m.missing(uint64(key))
+		}
+	}
+	return s, nil
+}
+
+// filter reads a filter: a text of at most CapFilter bytes in the grammar
+// of ValidateFilter.
+func (r *reader) filter() (string, error) {
+	f, err := r.text(CapFilter)
+	if err == nil {
+		err = ValidateFilter(f)
+	}
+	return f, err
+}
