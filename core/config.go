@@ -1,6 +1,8 @@
 package weida
 
 import (
+	"time"
+
 	"github.com/weida-go/weida/core/errs"
 	"github.com/weida-go/weida/core/guarantee"
 	"github.com/weida-go/weida/core/transport"
@@ -31,7 +33,36 @@ type Config struct {
 	// EndpointQueue is the accept-queue depth per path (default 256). When it
 	// is full the path stops reading and QUIC flow control pushes back.
 	EndpointQueue int
+	// Reconnect is how dialling endpoints redial a lost connection; the zero
+	// value backs off from 100 ms to 30 s with jitter and never gives up.
+	Reconnect ReconnectPolicy
+	// SendTimeout bounds how long an open or send waits for a live
+	// connection while every slot is down; 0 waits as long as the caller's
+	// context allows. On expiry the error is Expired carrying the last loss cause.
+	SendTimeout time.Duration
+	// OutboxMessages and OutboxBytes bound the per-endpoint outbox that holds
+	// sends made while no connection is live (defaults 1000 and 8 MiB).
+	OutboxMessages int
+	OutboxBytes    int64
+	// OutboxFull is what a send does when the outbox is at a bound (default Block).
+	OutboxFull OutboxFullPolicy
 }
+
+// OutboxFullPolicy is what a send does when the outbox is full.
+type OutboxFullPolicy int
+
+// Outbox policies (SEMANTICS.md §8.5).
+const (
+	OutboxBlock  OutboxFullPolicy = iota // wait for room (bounded by ctx and SendTimeout)
+	OutboxDrop                           // drop the body, counted in Dropped()
+	OutboxReject                         // fail with LimitExceeded
+)
+
+// Outbox defaults.
+const (
+	DefaultOutboxMessages       = 1000
+	DefaultOutboxBytes    int64 = 8 << 20
+)
 
 // DefaultEndpointQueue is the default accept-queue depth per path.
 const DefaultEndpointQueue = 256
@@ -49,9 +80,15 @@ func (c Config) validate() (Config, error) {
 	if c.EndpointQueue < 0 || c.MaxConnections < 0 || c.MaxConnectionsPerPeer < 0 {
 		return c, errs.New(errs.KindRuntime, "config: EndpointQueue, MaxConnections and MaxConnectionsPerPeer must not be negative")
 	}
-	if c.EndpointQueue == 0 {
-		c.EndpointQueue = DefaultEndpointQueue
+	if c.OutboxMessages < 0 || c.OutboxBytes < 0 || c.SendTimeout < 0 {
+		return c, errs.New(errs.KindRuntime, "config: OutboxMessages, OutboxBytes and SendTimeout must not be negative")
 	}
+	if c.OutboxFull < OutboxBlock || c.OutboxFull > OutboxReject {
+		return c, errs.New(errs.KindRuntime, "config: unknown OutboxFull policy %d", c.OutboxFull)
+	}
+	setDefault(&c.EndpointQueue, DefaultEndpointQueue)
+	setDefault(&c.OutboxMessages, DefaultOutboxMessages)
+	setDefault(&c.OutboxBytes, DefaultOutboxBytes)
 	return c, nil
 }
 
@@ -63,4 +100,11 @@ func (c Config) transport() transport.Config {
 	tc.MaxConnections = c.MaxConnections
 	tc.MaxConnectionsPerPeer = c.MaxConnectionsPerPeer
 	return tc
+}
+
+func setDefault[T comparable](field *T, def T) {
+	var zero T
+	if *field == zero {
+		*field = def
+	}
 }

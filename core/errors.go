@@ -85,3 +85,12 @@ func KindOf(err error) ErrorKind { return errs.KindOf(err) }
 // IsDefiniteFailure reports whether err says the operation certainly did not
 // take effect; false for Indeterminate, NoReply and Expired.
 func IsDefiniteFailure(err error) bool { return errs.IsDefiniteFailure(err) }
+
+// The loss causes (SEMANTICS.md §6.3).
+const (
+	CauseIdleTimeout    = errs.CauseIdleTimeout
+	CausePeerClosed     = errs.CausePeerClosed
+	CauseLocallyClosed  = errs.CauseLocallyClosed
+	CauseReset          = errs.CauseReset
+	CauseTransportError = errs.CauseTransportError
+)

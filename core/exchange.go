@@ -78,3 +78,13 @@ func (r *ReplyStream) Close() error {
 	r.half.Cancel()
 	return nil
 }
+
+// openExchange opens an exchange on c to c's dialled path.
+func openExchange(ctx context.Context, c *transport.Conn, meta TransferMeta) (*OutgoingTransfer, *ReplyStream, error) {
+	h := meta.header(c.Path())
+	out, reply, err := c.OpenBi(ctx, &h)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &OutgoingTransfer{out: out}, &ReplyStream{half: reply}, nil
+}

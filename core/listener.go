@@ -88,21 +88,37 @@ func (l *Listener) closeRoutes() {
 	}
 }
 
-// router dispatches a connection's inbound streams by (kind, path), with the
-// refusals of PROTOCOL.md §11.4. A nil listener refuses everything (a
-// dialling connection with no registrations).
+// router dispatches an accepting connection's inbound streams by (kind,
+// path), with the refusals of PROTOCOL.md §11.4.
 type router struct{ l *Listener }
-
-func (rt router) find(path string) route {
-	if rt.l == nil {
-		return nil
-	}
-	return rt.l.lookup(path)
-}
 
 // Data implements transport.Handler.
 func (rt router) Data(_ *transport.Conn, in *transport.InStream) {
-	r := rt.find(in.Header.Endpoint.V)
+	dispatchData(rt.l.lookup(in.Header.Endpoint.V), in)
+}
+
+// Exchange implements transport.Handler.
+func (rt router) Exchange(_ *transport.Conn, ex *transport.Exchange) {
+	dispatchExchange(rt.l.lookup(ex.In.Header.Endpoint.V), ex)
+}
+
+// Control implements transport.Handler: SUBSCRIBE, UNSUBSCRIBE and CREDIT
+// are recorded per connection whether or not a publisher exists yet.
+func (rt router) Control(c *transport.Conn, kind wire.Kind, sub *wire.Subscribe, credit *wire.Credit) {
+	rt.l.control(c, kind, sub, credit)
+}
+
+// Cursor implements transport.Handler: no report_id was handed out, so the
+// stream is stopped with CANCELED and nothing is allocated (§8.6.2 rule 3).
+func (rt router) Cursor(_ *transport.Conn, _ wire.CursorHead, s *transport.CursorStream) {
+	s.Stop(wire.CodeCanceled)
+}
+
+// Closed implements transport.Handler.
+func (rt router) Closed(c *transport.Conn, _ error) { rt.l.connClosed(c) }
+
+// dispatchData queues a one-way transfer at r or refuses it.
+func dispatchData(r route, in *transport.InStream) {
 	switch {
 	case r == nil:
 		in.Refuse(wire.CodeUnknownEndpoint)
@@ -113,9 +129,8 @@ func (rt router) Data(_ *transport.Conn, in *transport.InStream) {
 	}
 }
 
-// Exchange implements transport.Handler.
-func (rt router) Exchange(_ *transport.Conn, ex *transport.Exchange) {
-	r := rt.find(ex.In.Header.Endpoint.V)
+// dispatchExchange queues an exchange at r or refuses it on both halves.
+func dispatchExchange(r route, ex *transport.Exchange) {
 	switch {
 	case r == nil:
 		ex.Refuse(wire.ErrorUnknownEndpoint, wire.CodeUnknownEndpoint)
@@ -125,20 +140,6 @@ func (rt router) Exchange(_ *transport.Conn, ex *transport.Exchange) {
 		ex.Refuse(wire.ErrorUnknownEndpoint, wire.CodeUnknownEndpoint)
 	}
 }
-
-// Control implements transport.Handler. No registration of this build
-// publishes or queues yet, so SUBSCRIBE, UNSUBSCRIBE and CREDIT are ignored
-// as PROTOCOL.md §8.4.2 and §8.5 allow.
-func (rt router) Control(*transport.Conn, wire.Kind, *wire.Subscribe, *wire.Credit) {}
-
-// Cursor implements transport.Handler: no report_id was handed out, so the
-// stream is stopped with CANCELED and nothing is allocated (§8.6.2 rule 3).
-func (rt router) Cursor(_ *transport.Conn, _ wire.CursorHead, s *transport.CursorStream) {
-	s.Stop(wire.CodeCanceled)
-}
-
-// Closed implements transport.Handler.
-func (rt router) Closed(*transport.Conn, error) {}
 
 // queueRoute is a bounded inbound queue at one path (P4 of SEMANTICS.md §1).
 type queueRoute struct {

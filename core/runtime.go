@@ -20,6 +20,7 @@ type Runtime struct {
 	closed   bool
 	bindings map[*Binding]struct{}
 	pool     map[poolKey]*pooledConn
+	outboxes map[*outbox]struct{}
 }
 
 // NewRuntime validates cfg (refusing guarantee levels it cannot honour) and
@@ -30,7 +31,8 @@ func NewRuntime(cfg Config) (*Runtime, error) {
 		return nil, err
 	}
 	rt := &Runtime{cfg: cfg, tcfg: cfg.transport(),
-		bindings: make(map[*Binding]struct{}), pool: make(map[poolKey]*pooledConn)}
+		bindings: make(map[*Binding]struct{}), pool: make(map[poolKey]*pooledConn),
+		outboxes: make(map[*outbox]struct{})}
 	rt.listener = newListener(rt)
 	return rt, nil
 }
@@ -75,4 +77,19 @@ func (rt *Runtime) usable() error {
 		return errs.New(errs.KindRuntime, "the runtime was shut down")
 	}
 	return nil
+}
+
+// outboxed counts bodies waiting in every endpoint's outbox.
+func (rt *Runtime) outboxed() int {
+	rt.mu.Lock()
+	boxes := make([]*outbox, 0, len(rt.outboxes))
+	for o := range rt.outboxes {
+		boxes = append(boxes, o)
+	}
+	rt.mu.Unlock()
+	n := 0
+	for _, o := range boxes {
+		n += o.pending()
+	}
+	return n
 }

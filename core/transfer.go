@@ -191,3 +191,13 @@ func (t *IncomingTransfer) Close() error {
 	t.in.Refuse(wire.CodeRejected)
 	return nil
 }
+
+// openTransfer opens a one-way transfer on c to c's dialled path.
+func openTransfer(ctx context.Context, c *transport.Conn, meta TransferMeta) (*OutgoingTransfer, error) {
+	h := meta.header(c.Path())
+	out, err := c.OpenUni(ctx, &h)
+	if err != nil {
+		return nil, err
+	}
+	return &OutgoingTransfer{out: out}, nil
+}

@@ -168,3 +168,21 @@ func TestLoadOrCreateConcurrentStartersAgree(t *testing.T) {
 		t.Fatalf("file holds %v (%v), starters hold %s", onDisk, err, fingerprints[0])
 	}
 }
+
+// writeExclusive is the fallback where hard links are unavailable; it keeps
+// the same promises: mode 0600 and no overwriting.
+func TestWriteExclusive(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "id.pem")
+	if err := writeExclusive(path, []byte("first")); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := os.Stat(path); err != nil || (runtime.GOOS != "windows" && info.Mode().Perm() != 0o600) {
+		t.Fatalf("stat: %v, %v", info, err)
+	}
+	if err := writeExclusive(path, []byte("second")); !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("second write: %v, want fs.ErrExist", err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != "first" {
+		t.Fatalf("content %q after a refused write", data)
+	}
+}

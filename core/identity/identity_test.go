@@ -179,6 +179,11 @@ func TestFromPEMRejects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	p224, err := ecdsa.GenerateKey(elliptic.P224(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p224Cert := pem.EncodeToMemory(&pem.Block{Type: pemCertificate, Bytes: signCert(t, p224, certSpec{}, nil, nil).Raw})
 	smallRSACert := pem.EncodeToMemory(&pem.Block{Type: pemCertificate, Bytes: signCert(t, smallRSA, certSpec{}, nil, nil).Raw})
 	tests := []struct {
 		name          string
@@ -195,6 +200,7 @@ func TestFromPEMRejects(t *testing.T) {
 		{"unknown block", slices.Concat(certPEM, keyOnly, pem.EncodeToMemory(&pem.Block{Type: "X509 CRL", Bytes: []byte{1}})), `unexpected PEM block "X509 CRL"`},
 		{"corrupt certificate", slices.Concat(pem.EncodeToMemory(&pem.Block{Type: pemCertificate, Bytes: []byte{0x30, 0x00}}), keyOnly), "certificate 1:"},
 		{"corrupt key", slices.Concat(certPEM, pem.EncodeToMemory(&pem.Block{Type: pemECKey, Bytes: []byte{0x30, 0x00}})), "EC PRIVATE KEY block:"},
+		{"P-224 key", slices.Concat(p224Cert, keyPEM(t, p224, pemECKey)), "curve P-224 cannot sign a TLS 1.3 handshake"},
 		{"small RSA key", slices.Concat(smallRSACert, keyPEM(t, smallRSA, pemPKCS1Key)), "RSA key of 1024 bits is too small"},
 	}
 	for _, tc := range tests {

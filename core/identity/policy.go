@@ -97,7 +97,7 @@ func verifyToAnchor(chain []*x509.Certificate, anchors *x509.CertPool, host stri
 		KeyUsages:     []x509.ExtKeyUsage{usage},
 	})
 	if err != nil {
-		return fmt.Errorf("its chain does not verify to an anchor: %w", err)
+		return fmt.Errorf("the anchor check failed: %w", err)
 	}
 	return nil
 }

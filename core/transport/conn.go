@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/quic-go/quic-go"
@@ -32,6 +33,8 @@ type Conn struct {
 	helloSeen  sync.Once
 	agreed     wire.Agreed
 	negErr     error // set before negotiated closes when negotiation failed
+
+	draining atomic.Bool // refuse new inbound streams with SHUTDOWN (drain)
 
 	closeOnce sync.Once
 	done      chan struct{}
@@ -200,6 +203,11 @@ func (c *Conn) Dialling() bool { return c.dialling }
 func (c *Conn) LocalAddr() string  { return c.qc.LocalAddr().String() }
 func (c *Conn) RemoteAddr() string { return c.qc.RemoteAddr().String() }
 
-// OutstandingReceipts counts finished-or-open outgoing halves whose receipt
-// has not resolved yet.
-func (c *Conn) OutstandingReceipts() int { return c.receipts.outstanding() }
+// OutstandingReceipts returns the receipts of outgoing halves (finished or
+// still open) that have not resolved yet; drain waits on them.
+func (c *Conn) OutstandingReceipts() []*Receipt { return c.receipts.outstanding() }
+
+// StopAdmission makes the connection refuse every new inbound stream with
+// SHUTDOWN (STOP_SENDING, plus RESET of a reply half), as a draining side
+// does (PROTOCOL.md §11.8). Streams already dispatched are unaffected.
+func (c *Conn) StopAdmission() { c.draining.Store(true) }

@@ -70,6 +70,10 @@ func (c *Conn) serveUni(s *quic.ReceiveStream) {
 		s.CancelRead(quic.StreamErrorCode(wire.CodeCanceled))
 		return
 	}
+	if c.draining.Load() {
+		s.CancelRead(quic.StreamErrorCode(wire.CodeShutdown))
+		return
+	}
 	hdr, err := c.readHeaderBody(s, p)
 	if err != nil {
 		return
@@ -139,6 +143,11 @@ func (c *Conn) serveBidi(s *quic.Stream) {
 	if !c.awaitNegotiated() {
 		s.CancelRead(quic.StreamErrorCode(wire.CodeCanceled))
 		s.CancelWrite(quic.StreamErrorCode(wire.CodeCanceled))
+		return
+	}
+	if c.draining.Load() {
+		s.CancelRead(quic.StreamErrorCode(wire.CodeShutdown))
+		s.CancelWrite(quic.StreamErrorCode(wire.CodeShutdown))
 		return
 	}
 	hdr, err := c.readHeaderBody(s, p)

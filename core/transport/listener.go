@@ -136,11 +136,15 @@ func (l *Listener) Conns() []*Conn {
 	return out
 }
 
-// StopAdmission refuses new connections (closed with SHUTDOWN) from now on.
+// StopAdmission refuses new connections (closed with SHUTDOWN) and new
+// inbound streams on the existing ones from now on.
 func (l *Listener) StopAdmission() {
 	l.mu.Lock()
 	l.draining = true
 	l.mu.Unlock()
+	for _, c := range l.Conns() {
+		c.StopAdmission()
+	}
 }
 
 // Close closes every connection with code and the listener, and waits for

@@ -7,8 +7,6 @@ import (
 	"github.com/quic-go/quic-go"
 	"github.com/quic-go/quic-go/qlog"
 	"github.com/quic-go/quic-go/qlogwriter"
-
-	"github.com/weida-go/weida/core/errs"
 )
 
 // receiptTracker derives transport receipts from quic-go's typed qlog events
@@ -206,11 +204,15 @@ func (t *receiptTracker) compactLocked() {
 	}
 }
 
-// outstanding reports how many watched streams have not resolved yet.
-func (t *receiptTracker) outstanding() int {
+// outstanding returns the receipts that have not resolved yet.
+func (t *receiptTracker) outstanding() []*Receipt {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return len(t.streams)
+	out := make([]*Receipt, 0, len(t.streams))
+	for _, r := range t.streams {
+		out = append(out, r)
+	}
+	return out
 }
 
 // Receipt is the transport receipt of one outgoing stream half. It resolves
@@ -302,4 +304,3 @@ func stopSendingError(code uint64) error {
 	return refusalError(code, "the peer stopped reading")
 }
 
-var _ = errs.KindRejected

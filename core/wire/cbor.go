@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/fxamacker/cbor/v2"
@@ -108,7 +109,7 @@ func checkWellformed(frame string, hdr []byte) error {
 		pairs  *cbor.MaxMapPairsError
 		simple *cbor.UnacceptableDataItemError
 	)
-	what := err.Error()
+	what := strings.TrimPrefix(err.Error(), "cbor: ")
 	switch {
 	case errors.Is(err, io.EOF):
 		what = "empty header, want one map"

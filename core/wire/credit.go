@@ -25,7 +25,7 @@ func DecodeCredit(hdr []byte) (Credit, error) {
 	}
 	var seen [3]bool
 	for {
-		key, more, err := m.next()
+		key, more, err := m.next(&r)
 		if err != nil {
 			return Credit{}, err
 		}

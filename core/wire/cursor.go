@@ -20,7 +20,7 @@ func DecodeCursorHead(hdr []byte) (CursorHead, error) {
 	}
 	seen := false
 	for {
-		key, more, err := m.next()
+		key, more, err := m.next(&r)
 		if err != nil {
 			return CursorHead{}, err
 		}

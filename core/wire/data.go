@@ -129,7 +129,7 @@ func DecodeData(hdr []byte) (Data, error) {
 	}
 	reportKey := false // key 10 present, even if empty
 	for {
-		key, more, err := m.next()
+		key, more, err := m.next(&r)
 		if err != nil {
 			return Data{}, err
 		}

@@ -21,7 +21,7 @@ func DecodeError(hdr []byte) (ErrorFrame, error) {
 	}
 	seen := false
 	for {
-		key, more, err := m.next()
+		key, more, err := m.next(&r)
 		if err != nil {
 			return ErrorFrame{}, err
 		}

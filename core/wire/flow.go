@@ -36,7 +36,7 @@ func DecodeFlow(hdr []byte) (Flow, error) {
 	}
 	var seen [2]bool
 	for {
-		key, more, err := m.next()
+		key, more, err := m.next(&r)
 		if err != nil {
 			return Flow{}, err
 		}

@@ -53,7 +53,7 @@ func decodeGuarantees(r *reader, frame string) (GuaranteeSet, error) {
 		return g, err
 	}
 	for {
-		key, more, err := m.next()
+		key, more, err := m.next(r)
 		if err != nil {
 			return g, err
 		}

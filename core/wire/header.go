@@ -4,8 +4,11 @@ package wire
 // PROTOCOL.md §7.2: every key is a uint and strictly greater than the one
 // before it, which also makes duplicate detection complete for skipped
 // extension keys, in constant memory.
+//
+// It holds no pointer to the reader on purpose: error messages copy frame
+// and names into the heap, and a reader reachable from here would be
+// dragged along, costing an allocation on every decode.
 type headerMap struct {
-	r     *reader
 	frame string   // where we are, for messages: "DATA", "HELLO key 5 (guarantees_offered)"
 	names []string // key names by number, for messages
 	left  uint64   // pairs not yet read
@@ -24,7 +27,7 @@ func openHeader(r *reader, frame string, names []string) (headerMap, error) {
 	if err != nil {
 		return headerMap{}, violation("%s header: %s", frame, reasonOf(err))
 	}
-	return headerMap{r: r, frame: frame, names: names, left: n, top: true}, nil
+	return headerMap{frame: frame, names: names, left: n, top: true}, nil
 }
 
 // openNested opens a map that is the value of a key of an outer map.
@@ -33,20 +36,21 @@ func openNested(r *reader, frame string, names []string) (headerMap, error) {
 	if err != nil {
 		return headerMap{}, violation("%s: %s", frame, reasonOf(err))
 	}
-	return headerMap{r: r, frame: frame, names: names, left: n}, nil
+	return headerMap{frame: frame, names: names, left: n}, nil
 }
 
-// next reads the next key. It returns more == false once every pair has
-// been read; for the header's own map it then also rejects trailing bytes.
-func (m *headerMap) next() (key uint64, more bool, err error) {
+// next reads the next key from r. It returns more == false once every pair
+// has been read; for the header's own map it then also rejects trailing
+// bytes.
+func (m *headerMap) next(r *reader) (key uint64, more bool, err error) {
 	if m.left == 0 {
-		if m.top && m.r.remaining() != 0 {
-			return 0, false, violation("%s header: %d bytes left after the map", m.frame, m.r.remaining())
+		if m.top && r.remaining() != 0 {
+			return 0, false, violation("%s header: %d bytes left after the map", m.frame, r.remaining())
 		}
 		return 0, false, nil
 	}
 	m.left--
-	major, ai, key, err := m.r.head()
+	major, ai, key, err := r.head()
 	if err != nil {
 		return 0, false, violation("%s: %s", m.frame, reasonOf(err))
 	}

@@ -59,7 +59,7 @@ func DecodeHello(hdr []byte) (Hello, error) {
 	}
 	var seen [5]bool
 	for {
-		key, more, err := m.next()
+		key, more, err := m.next(&r)
 		if err != nil {
 			return Hello{}, err
 		}

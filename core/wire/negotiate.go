@@ -45,8 +45,9 @@ type NegotiationError struct {
 	// side's and the peer's: offers for StepIntersect; for StepReaches the
 	// requiring side's requirement and the other side's offer; for
 	// StepCapabilities the missing code on the requiring side (0 on the
-	// other); for StepVersions each side's highest version. An absent
-	// per-axis level reads as 0; Reason says "none".
+	// other); for StepVersions each side's highest version. For StepHello
+	// they are the faulty HELLO's own offer (Ours) and requirement (Theirs).
+	// An absent per-axis level reads as 0; Reason says "none".
 	Ours, Theirs uint64
 	// Reason is the failure in words, naming both levels.
 	Reason string

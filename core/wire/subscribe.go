@@ -32,7 +32,7 @@ func DecodeSubscribe(hdr []byte) (Subscribe, error) {
 	}
 	var seen [2]bool
 	for {
-		key, more, err := m.next()
+		key, more, err := m.next(&r)
 		if err != nil {
 			return Subscribe{}, err
 		}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	weida "github.com/weida-go/weida/core"
+)
+
+// pieceSize is how much one Write moves, in both directions: small enough
+// that a stream never waits on a whole payload, large enough to be cheap.
+const pieceSize = 64 << 10
+
+// optCA is the dialling verbs' trust option.
+var optCA = option{name: "--ca", value: "PATH",
+	help: "trust the CA certificate(s) in PATH instead of the key named in the URL; " +
+		"a URL without a key is then checked against the certificate's names"}
+
+// dialTrust is the trust a dialling verb verifies the server under.
+func dialTrust(inv *invocation) (weida.Trust, error) {
+	if path, ok := inv.value(optCA); ok {
+		return weida.TrustAnchorFile(path)
+	}
+	return weida.TrustByAddress(), nil
+}
+
+// readPayload reads the whole payload, from FILE or else stdin, before any
+// connection is made (SURFACE.md §1.2): streaming huge payloads is the
+// library's job, not the shell tool's.
+func readPayload(inv *invocation, con console) ([]byte, error) {
+	if inv.file != "" {
+		payload, err := os.ReadFile(inv.file)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read the payload: %w", err)
+		}
+		return payload, nil
+	}
+	payload, err := io.ReadAll(con.in)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the payload from stdin: %w", err)
+	}
+	return payload, nil
+}
+
+// payloadMeta announces the payload's length, which the CLI always knows.
+func payloadMeta(payload []byte) weida.TransferMeta {
+	return weida.TransferMeta{ContentLen: uint64(len(payload)), HasContentLen: true}
+}
+
+// sendPayload writes payload to out in pieces and finishes it. Ending ctx
+// cancels the transfer, which also frees a Write blocked on flow control;
+// Finish and Cancel are never both called, so an interrupted transfer is
+// never mistaken for a complete one.
+func sendPayload(ctx context.Context, out *weida.OutgoingTransfer, payload []byte, meter *progress) (*weida.Delivery, error) {
+	stopWatching := context.AfterFunc(ctx, out.Cancel)
+	for len(payload) > 0 {
+		n, err := out.Write(payload[:min(len(payload), pieceSize)])
+		meter.addSent(n)
+		if err != nil {
+			stopWatching()
+			out.Cancel()
+			return nil, err
+		}
+		payload = payload[n:]
+	}
+	if !stopWatching() {
+		return nil, &weida.Error{Kind: weida.KindCanceled, Msg: "interrupted before the transfer was finished", Err: ctx.Err()}
+	}
+	return out.Finish()
+}
+
+// copyInPieces streams src to dst as it arrives, one read of at most
+// pieceSize at a time, and counts what was copied. count may be nil.
+func copyInPieces(dst io.Writer, src io.Reader, count func(int)) (int64, error) {
+	buf := make([]byte, pieceSize)
+	var total int64
+	for {
+		n, readErr := src.Read(buf)
+		if n > 0 {
+			if _, err := dst.Write(buf[:n]); err != nil {
+				return total, err
+			}
+			total += int64(n)
+			if count != nil {
+				count(n)
+			}
+		}
+		if readErr == io.EOF {
+			return total, nil
+		}
+		if readErr != nil {
+			return total, readErr
+		}
+	}
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// Progress is shown only for transfers big enough to be watched, and only
+// to a person: a script reading stderr gets its one line per outcome and
+// nothing else.
+const (
+	progressThreshold = 8 << 20
+	progressInterval  = 250 * time.Millisecond
+)
+
+// progress keeps one self-overwriting line on stderr about the bytes a send
+// or request moved. It is safe for concurrent use: a request counts its
+// upload and its reply from two goroutines.
+type progress struct {
+	mu       sync.Mutex
+	w        io.Writer // nil: disabled
+	now      func() time.Time
+	toSend   int64
+	sent     int64
+	received int64
+	shownAt  time.Time
+	shown    bool
+}
+
+// newProgress returns a meter for a payload of toSend bytes that writes to
+// stderr only when stderr is a terminal.
+func newProgress(con console, toSend int) *progress {
+	p := &progress{now: time.Now, toSend: int64(toSend)}
+	if con.errIsTerminal {
+		p.w = con.err
+	}
+	return p
+}
+
+// addSent counts n payload bytes written.
+func (p *progress) addSent(n int) { p.add(&p.sent, n) }
+
+// addReceived counts n reply bytes read.
+func (p *progress) addReceived(n int) { p.add(&p.received, n) }
+
+func (p *progress) add(counter *int64, n int) {
+	if p.w == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	*counter += int64(n)
+	if p.sent+p.received <= progressThreshold {
+		return
+	}
+	if now := p.now(); !p.shown || now.Sub(p.shownAt) >= progressInterval {
+		p.shownAt, p.shown = now, true
+		p.draw()
+	}
+}
+
+// end draws the final figures and ends the line, so the outcome line that
+// follows starts on its own.
+func (p *progress) end() {
+	if p.w == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.shown {
+		p.draw()
+		fmt.Fprintln(p.w)
+	}
+}
+
+// draw rewrites the line in place; the figures only grow, so the new text
+// always covers the old.
+func (p *progress) draw() {
+	fmt.Fprintf(p.w, "\rweida: sent %s of %s", mebibytes(p.sent), mebibytes(p.toSend))
+	if p.received > 0 {
+		fmt.Fprintf(p.w, ", received %s", mebibytes(p.received))
+	}
+}
+
+func mebibytes(n int64) string {
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}

@@ -1,0 +1,438 @@
+package weida_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	weida "github.com/weida-go/weida/core"
+	"github.com/weida-go/weida/core/internal/rawquic"
+)
+
+// The foundation benchmarks compare weida with the same stream work on raw
+// quic-go (package rawquic), each in steady state on one connection that is
+// established before the timer starts, over loopback, both ends in this
+// process. Allocation counts include both ends.
+
+const (
+	exchangeBytes = 1 << 10 // request and reply size of one exchange
+	pushBytes     = 64      // size of one pushed message
+	collectLimit  = 1 << 20 // the responder's Collect ceiling
+	benchPath     = "/bench"
+)
+
+// exchangeSubject is an established connection with an echo responder
+// behind it; roundTrip sends exchangeBytes and reads the same back.
+type exchangeSubject interface {
+	roundTrip(ctx context.Context) error
+}
+
+// pushSubject is an established connection with a draining receiver
+// behind it, expecting a fixed number of messages.
+type pushSubject interface {
+	push(ctx context.Context) error
+	// awaitDrained waits until the receiver has read every expected message.
+	awaitDrained(ctx context.Context) error
+}
+
+// Each open function registers the subject's teardown with tb.Cleanup.
+var exchangeSubjects = []struct {
+	name string
+	open func(tb testing.TB) exchangeSubject
+}{
+	{"weida", openWeidaExchange},
+	{"rawquic", func(tb testing.TB) exchangeSubject { return openRawExchange(tb, false) }},
+	{"rawquic+tracer", func(tb testing.TB) exchangeSubject { return openRawExchange(tb, true) }},
+}
+
+var pushSubjects = []struct {
+	name string
+	open func(tb testing.TB, messages int) pushSubject
+}{
+	{"weida", openWeidaPush},
+	{"rawquic", openRawPush},
+}
+
+// BenchmarkExchange1KiB measures one request/reply of 1 KiB each way per op,
+// reporting the median and 99th-percentile round trip beside ns/op.
+func BenchmarkExchange1KiB(b *testing.B) {
+	for _, s := range exchangeSubjects {
+		b.Run(s.name, func(b *testing.B) {
+			b.ReportAllocs()
+			rtts := measureExchanges(b, s.open(b), b.N)
+			slices.Sort(rtts)
+			b.ReportMetric(float64(percentile(rtts, 0.50)), "p50-ns")
+			b.ReportMetric(float64(percentile(rtts, 0.99)), "p99-ns")
+		})
+	}
+}
+
+// BenchmarkPush64B measures fire-and-forget 64-byte messages; the clock
+// stops only once the receiver has drained all of them.
+func BenchmarkPush64B(b *testing.B) {
+	for _, s := range pushSubjects {
+		b.Run(s.name, func(b *testing.B) {
+			b.ReportAllocs()
+			elapsed := measurePushes(b, s.open(b, b.N), b.N)
+			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "msgs/s")
+		})
+	}
+}
+
+// TestBenchHarnessSmoke runs every benchmark body for a few operations, so
+// `go test` keeps the harness (servers, teardown, checks) from rotting.
+func TestBenchHarnessSmoke(t *testing.T) {
+	const ops = 5
+	for _, s := range exchangeSubjects {
+		t.Run("Exchange1KiB/"+s.name, func(t *testing.T) {
+			rtts := measureExchanges(t, s.open(t), ops)
+			if len(rtts) != ops || slices.Min(rtts) <= 0 {
+				t.Fatalf("round trips = %v, want %d positive durations", rtts, ops)
+			}
+		})
+	}
+	for _, s := range pushSubjects {
+		t.Run("Push64B/"+s.name, func(t *testing.T) {
+			if elapsed := measurePushes(t, s.open(t, ops), ops); elapsed <= 0 {
+				t.Fatalf("elapsed = %v, want a positive duration", elapsed)
+			}
+		})
+	}
+}
+
+// measureExchanges times n round trips one after another; under a benchmark
+// the timer covers exactly the loop.
+func measureExchanges(tb testing.TB, s exchangeSubject, n int) []time.Duration {
+	rtts := make([]time.Duration, n)
+	ctx := tb.Context()
+	restartTimer(tb)
+	for i := range rtts {
+		start := time.Now()
+		if err := s.roundTrip(ctx); err != nil {
+			tb.Fatalf("round trip %d: %v", i, err)
+		}
+		rtts[i] = time.Since(start)
+	}
+	stopTimer(tb)
+	return rtts
+}
+
+// measurePushes sends n messages and waits until all were drained.
+func measurePushes(tb testing.TB, s pushSubject, n int) time.Duration {
+	ctx := tb.Context()
+	restartTimer(tb)
+	start := time.Now()
+	for i := range n {
+		if err := s.push(ctx); err != nil {
+			tb.Fatalf("push %d: %v", i, err)
+		}
+	}
+	if err := s.awaitDrained(ctx); err != nil {
+		tb.Fatalf("draining %d messages: %v", n, err)
+	}
+	elapsed := time.Since(start)
+	stopTimer(tb)
+	return elapsed
+}
+
+func restartTimer(tb testing.TB) {
+	if b, ok := tb.(*testing.B); ok {
+		b.ResetTimer()
+	}
+}
+
+func stopTimer(tb testing.TB) {
+	if b, ok := tb.(*testing.B); ok {
+		b.StopTimer()
+	}
+}
+
+// percentile is the nearest-rank q-quantile of sorted durations.
+func percentile(sorted []time.Duration, q float64) time.Duration {
+	rank := int(q*float64(len(sorted))+0.999999) - 1
+	return sorted[max(0, min(rank, len(sorted)-1))]
+}
+
+// tally counts what a receiver drained on its one goroutine and closes done
+// at the expected count; a wrong size or a read error is kept in err, which
+// is read only after done is closed or the receiver stopped.
+type tally struct {
+	left int
+	done chan struct{}
+	err  error
+}
+
+func newTally(expected int) *tally {
+	t := &tally{left: expected, done: make(chan struct{})}
+	if expected == 0 {
+		close(t.done)
+	}
+	return t
+}
+
+func (t *tally) count(size int, err error) {
+	if err == nil && size != pushBytes {
+		err = fmt.Errorf("a message of %d bytes arrived, want %d", size, pushBytes)
+	}
+	if err != nil && t.err == nil {
+		t.err = err
+	}
+	if t.left--; t.left == 0 {
+		close(t.done)
+	}
+}
+
+// weidaPair is a server runtime with an acceptor bound on loopback, a
+// client runtime whose peer is connected to it, and a server loop.
+type weidaPair struct {
+	peer    *weida.Peer
+	stopped chan struct{} // closed when the server loop returned
+	loopErr error         // the server loop's failure; read after stopped
+}
+
+// connectWeida establishes the pair and starts serve as the server loop;
+// serve must return when ctx ends. Teardown stops the loop, shuts both
+// runtimes down, and fails tb if the loop had failed before.
+func connectWeida(tb testing.TB, serve func(ctx context.Context, a *weida.Acceptor) error) *weidaPair {
+	tb.Helper()
+	server := newRuntime(tb)
+	acceptor, err := server.Listener().Acceptor(benchPath)
+	if err != nil {
+		tb.Fatalf("registering %s: %v", benchPath, err)
+	}
+	id, err := weida.GenerateIdentity()
+	if err != nil {
+		tb.Fatalf("generating the server identity: %v", err)
+	}
+	binding, err := server.Listener().BindQUIC("127.0.0.1:0", id)
+	if err != nil {
+		tb.Fatalf("binding: %v", err)
+	}
+	client := newRuntime(tb)
+	peer := client.Peer(weida.TrustByAddress())
+	if err := peer.Connect(tb.Context(), binding.URL(benchPath)); err != nil {
+		tb.Fatalf("connecting: %v", err)
+	}
+	p := &weidaPair{peer: peer, stopped: make(chan struct{})}
+	ctx, stop := context.WithCancel(context.Background())
+	go func() {
+		defer close(p.stopped)
+		if err := serve(ctx, acceptor); err != nil && ctx.Err() == nil {
+			p.loopErr = err
+		}
+	}()
+	tb.Cleanup(func() {
+		// Cancel first, so what the loop sees next is a requested stop; the
+		// shutdowns then unblock a loop stuck mid-stream.
+		stop()
+		client.Shutdown()
+		server.Shutdown()
+		<-p.stopped
+		if p.loopErr != nil {
+			tb.Errorf("server loop: %v", p.loopErr)
+		}
+	})
+	return p
+}
+
+func newRuntime(tb testing.TB) *weida.Runtime {
+	rt, err := weida.NewRuntime(weida.Config{})
+	if err != nil {
+		tb.Fatalf("creating a runtime: %v", err)
+	}
+	tb.Cleanup(rt.Shutdown)
+	return rt
+}
+
+// weidaExchange is the weida exchange subject.
+type weidaExchange struct {
+	*weidaPair
+	request, reply []byte
+}
+
+func openWeidaExchange(tb testing.TB) exchangeSubject {
+	request := make([]byte, exchangeBytes)
+	pair := connectWeida(tb, func(ctx context.Context, a *weida.Acceptor) error {
+		return serveWeidaEcho(ctx, a, request)
+	})
+	return &weidaExchange{weidaPair: pair, request: request, reply: make([]byte, exchangeBytes+1)}
+}
+
+func (w *weidaExchange) roundTrip(ctx context.Context) error {
+	out, replies, err := w.peer.OpenBi(ctx, weida.TransferMeta{})
+	if err != nil {
+		return err
+	}
+	if _, err := out.Write(w.request); err != nil {
+		return err
+	}
+	if _, err := out.Finish(); err != nil {
+		return err
+	}
+	in, err := replies.Recv(ctx)
+	if err != nil {
+		return err
+	}
+	return expectSize(rawquic.ReadMessage(in, w.reply))
+}
+
+// serveWeidaEcho is the responder: Accept, Collect, Reply with reply, Finish.
+func serveWeidaEcho(ctx context.Context, a *weida.Acceptor, reply []byte) error {
+	for {
+		item, err := a.Accept(ctx)
+		if err != nil {
+			return err
+		}
+		ex, ok := item.(*weida.IncomingExchange)
+		if !ok {
+			return fmt.Errorf("accepted a %T, want an exchange", item)
+		}
+		if err := answerWeida(ex, reply); err != nil {
+			_ = ex.Close() // NO_REPLY when unanswered, so the requester fails too
+			return err
+		}
+	}
+}
+
+func answerWeida(ex *weida.IncomingExchange, reply []byte) error {
+	request, err := ex.Request().Collect(collectLimit)
+	if err := expectSize(len(request), err); err != nil {
+		return fmt.Errorf("reading the request: %w", err)
+	}
+	out, err := ex.Reply(weida.TransferMeta{})
+	if err != nil {
+		return err
+	}
+	if _, err := out.Write(reply); err != nil {
+		out.Cancel()
+		return err
+	}
+	_, err = out.Finish()
+	return err
+}
+
+// expectSize checks that a read produced exactly one exchange payload.
+func expectSize(n int, err error) error {
+	if err == nil && n != exchangeBytes {
+		err = fmt.Errorf("read %d bytes, want %d", n, exchangeBytes)
+	}
+	return err
+}
+
+// weidaPush is the weida push subject.
+type weidaPush struct {
+	*weidaPair
+	message []byte
+	tally   *tally
+}
+
+func openWeidaPush(tb testing.TB, messages int) pushSubject {
+	t := newTally(messages)
+	pair := connectWeida(tb, func(ctx context.Context, a *weida.Acceptor) error {
+		return drainWeida(ctx, a, t)
+	})
+	return &weidaPush{weidaPair: pair, message: make([]byte, pushBytes), tally: t}
+}
+
+func (w *weidaPush) push(ctx context.Context) error {
+	out, err := w.peer.Open(ctx, weida.TransferMeta{})
+	if err != nil {
+		return err
+	}
+	if _, err := out.Write(w.message); err != nil {
+		return err
+	}
+	_, err = out.Finish() // fire and forget: the receipt is not awaited
+	return err
+}
+
+func (w *weidaPush) awaitDrained(ctx context.Context) error {
+	select {
+	case <-w.tally.done:
+		return w.tally.err
+	case <-w.stopped:
+		return fmt.Errorf("the receiver stopped early: %w", w.loopErr)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// drainWeida is the receiver: Accept every transfer and read it to its end.
+func drainWeida(ctx context.Context, a *weida.Acceptor, t *tally) error {
+	buf := make([]byte, pushBytes+1)
+	for {
+		item, err := a.Accept(ctx)
+		if err != nil {
+			return err
+		}
+		in, ok := item.(*weida.IncomingTransfer)
+		if !ok {
+			return fmt.Errorf("accepted a %T, want a one-way transfer", item)
+		}
+		n, err := rawquic.ReadMessage(in, buf)
+		if err != nil {
+			_ = in.Close() // refuse the rest of an oversized or broken message
+		}
+		t.count(n, err)
+	}
+}
+
+// rawExchange is the raw quic-go exchange subject.
+type rawExchange struct {
+	pair           *rawquic.Pair
+	request, reply []byte
+}
+
+func openRawExchange(tb testing.TB, withTracer bool) exchangeSubject {
+	pair := establishRaw(tb, withTracer)
+	request := make([]byte, exchangeBytes)
+	pair.ServeEcho(request, exchangeBytes)
+	return &rawExchange{pair: pair, request: request, reply: make([]byte, exchangeBytes+1)}
+}
+
+func (r *rawExchange) roundTrip(ctx context.Context) error {
+	return expectSize(r.pair.Exchange(ctx, r.request, r.reply))
+}
+
+// rawPush is the raw quic-go push subject.
+type rawPush struct {
+	pair    *rawquic.Pair
+	message []byte
+	tally   *tally
+}
+
+func openRawPush(tb testing.TB, messages int) pushSubject {
+	pair := establishRaw(tb, false)
+	t := newTally(messages)
+	pair.ServeDrain(pushBytes, t.count)
+	return &rawPush{pair: pair, message: make([]byte, pushBytes), tally: t}
+}
+
+func (r *rawPush) push(ctx context.Context) error { return r.pair.Push(ctx, r.message) }
+
+func (r *rawPush) awaitDrained(ctx context.Context) error {
+	select {
+	case <-r.tally.done:
+		return r.tally.err
+	case <-r.pair.Server.Context().Done():
+		return fmt.Errorf("the receiving connection ended: %w", context.Cause(r.pair.Server.Context()))
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func establishRaw(tb testing.TB, withTracer bool) *rawquic.Pair {
+	tb.Helper()
+	pair, err := rawquic.Establish(tb.Context(), withTracer)
+	if err != nil {
+		tb.Fatalf("establishing the raw QUIC connection: %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := pair.Close(); err != nil {
+			tb.Errorf("raw server loop: %v", err)
+		}
+	})
+	return pair
+}

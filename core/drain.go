@@ -1,0 +1,55 @@
+package weida
+
+import (
+	"context"
+	"time"
+
+	"github.com/weida-go/weida/core/errs"
+	"github.com/weida-go/weida/core/transport"
+)
+
+// Drained is what a drain observed: transfers whose receipt arrived during
+// the drain, and those still without one at the deadline (including bodies
+// still waiting in outboxes). Local counts, not a claim about the peer.
+type Drained struct {
+	Delivered   uint64
+	Outstanding uint64
+}
+
+// Drain ends the runtime gracefully (SEMANTICS.md §8.6): bindings stop
+// admitting connections and refuse new inbound streams with SHUTDOWN; then
+// it waits until every finished transfer has its transport receipt, or the
+// deadline; then it closes everything with SHUTDOWN, as Shutdown does. An
+// expired drain with outstanding transfers is not an error. The deadline is
+// mandatory: it must be in the future.
+func (rt *Runtime) Drain(deadline time.Time) (Drained, error) {
+	if deadline.IsZero() {
+		return Drained{}, errs.New(errs.KindRuntime, "drain: a deadline is required")
+	}
+	rt.mu.Lock()
+	if rt.closed {
+		rt.mu.Unlock()
+		return Drained{}, errRuntimeClosed()
+	}
+	var conns []*transport.Conn
+	for b := range rt.bindings {
+		b.tl.StopAdmission()
+		conns = append(conns, b.tl.Conns()...)
+	}
+	for _, pc := range rt.pool {
+		pc.conn.StopAdmission()
+		conns = append(conns, pc.conn)
+	}
+	rt.mu.Unlock()
+
+	var receipts []*transport.Receipt
+	for _, c := range conns {
+		receipts = append(receipts, c.OutstandingReceipts()...)
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	delivered, outstanding := awaitReceipts(ctx, receipts)
+	outboxed := rt.outboxed()
+	rt.Shutdown()
+	return Drained{Delivered: uint64(delivered), Outstanding: uint64(outstanding + outboxed)}, nil
+}

@@ -1,0 +1,111 @@
+package rawquic
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/quic-go/quic-go"
+)
+
+// abortCode resets a stream the server loop could not serve.
+const abortCode quic.StreamErrorCode = 1
+
+// ServeEcho starts the server loop for exchanges: every bidirectional
+// stream the client opens is read to its FIN (at most maxRequest bytes),
+// answered with reply, and finished. A stream that fails is reset, so the
+// client's Exchange fails instead of hanging, and Close reports it.
+func (p *Pair) ServeEcho(reply []byte, maxRequest int) {
+	buf := make([]byte, maxRequest+1)
+	p.serve(func() error {
+		for {
+			s, err := p.Server.AcceptStream(context.Background())
+			if err != nil {
+				return err
+			}
+			if err := answer(s, buf, reply); err != nil {
+				s.CancelRead(abortCode)
+				s.CancelWrite(abortCode)
+				p.fail(err)
+			}
+		}
+	})
+}
+
+func answer(s *quic.Stream, buf, reply []byte) error {
+	if _, err := ReadMessage(s, buf); err != nil {
+		return fmt.Errorf("rawquic: reading a request: %w", err)
+	}
+	if _, err := s.Write(reply); err != nil {
+		return fmt.Errorf("rawquic: writing a reply: %w", err)
+	}
+	return s.Close()
+}
+
+// ServeDrain starts the server loop for one-way messages: every
+// unidirectional stream is read to its FIN (at most maxMessage bytes) and
+// then reported to received, with its length or the error that cut it
+// short, on the loop's one goroutine.
+func (p *Pair) ServeDrain(maxMessage int, received func(n int, err error)) {
+	buf := make([]byte, maxMessage+1)
+	p.serve(func() error {
+		for {
+			s, err := p.Server.AcceptUniStream(context.Background())
+			if err != nil {
+				return err
+			}
+			n, err := ReadMessage(s, buf)
+			if err != nil {
+				s.CancelRead(abortCode)
+			}
+			received(n, err)
+		}
+	})
+}
+
+// Exchange opens a bidirectional stream, writes req, finishes it, and reads
+// the reply to its FIN into reply, returning the reply's length.
+func (p *Pair) Exchange(ctx context.Context, req, reply []byte) (int, error) {
+	s, err := p.Client.OpenStreamSync(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := s.Write(req); err != nil {
+		return 0, err
+	}
+	if err := s.Close(); err != nil {
+		return 0, err
+	}
+	return ReadMessage(s, reply)
+}
+
+// Push opens a unidirectional stream, writes msg and finishes it, without
+// waiting for anything.
+func (p *Pair) Push(ctx context.Context, msg []byte) error {
+	s, err := p.Client.OpenUniStreamSync(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := s.Write(msg); err != nil {
+		return err
+	}
+	return s.Close()
+}
+
+// ReadMessage reads r to io.EOF into buf and returns the byte count. A
+// message that fills buf is refused as too long, so size buf one byte above
+// the largest message expected; nothing ever grows with the peer's input.
+func ReadMessage(r io.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, fmt.Errorf("the message is longer than %d bytes", len(buf)-1)
+}

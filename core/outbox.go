@@ -1,0 +1,221 @@
+package weida
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/weida-go/weida/core/errs"
+	"github.com/weida-go/weida/core/transport"
+)
+
+// outbox holds whole-payload sends made while no connection is live, and
+// writes them in order onto the next live one (SEMANTICS.md §8.5). It is an
+// at-most-once hand-off, not a retry: responsibility ends when a body is
+// written to a connection, and a body on a connection that dies before the
+// peer's transport took it is lost (counted), never resent.
+type outbox struct {
+	rt *Runtime
+	d  *dialer
+
+	mu       sync.Mutex
+	queue    []outboxItem
+	bytes    int64
+	flushing bool          // the flusher holds a popped item
+	changed  chan struct{} // closed and replaced when the queue shrinks or grows
+	dropped  uint64
+	closed   bool
+	wg       sync.WaitGroup
+}
+
+type outboxItem struct {
+	payload []byte
+	meta    TransferMeta
+}
+
+func newOutbox(rt *Runtime, d *dialer) *outbox {
+	o := &outbox{rt: rt, d: d, changed: make(chan struct{})}
+	rt.mu.Lock()
+	rt.outboxes[o] = struct{}{}
+	rt.mu.Unlock()
+	o.wg.Add(1)
+	go o.flush()
+	return o
+}
+
+// send writes payload directly when a connection is live and nothing is
+// queued ahead of it (no copy), else copies it into the outbox.
+func (o *outbox) send(ctx context.Context, payload []byte, meta TransferMeta) error {
+	if int64(len(payload)) > o.rt.cfg.OutboxBytes {
+		return errs.New(errs.KindLimitExceeded, "a body of %d bytes exceeds the outbox bound of %d bytes", len(payload), o.rt.cfg.OutboxBytes)
+	}
+	o.mu.Lock()
+	if o.closed {
+		o.mu.Unlock()
+		return errEndpointClosed()
+	}
+	if len(o.queue) == 0 && !o.flushing {
+		o.d.mu.Lock()
+		conn, _, err := o.d.pickLocked()
+		o.d.mu.Unlock()
+		if err != nil {
+			o.mu.Unlock()
+			return err
+		}
+		if conn != nil {
+			o.mu.Unlock()
+			return writeWhole(ctx, conn, payload, meta)
+		}
+	}
+	defer o.mu.Unlock()
+	return o.enqueueLocked(ctx, payload, meta)
+}
+
+// enqueueLocked copies the body in, applying the OutboxFull policy at a bound.
+func (o *outbox) enqueueLocked(ctx context.Context, payload []byte, meta TransferMeta) error {
+	var timeout <-chan time.Time
+	if st := o.rt.cfg.SendTimeout; st > 0 {
+		t := time.NewTimer(st)
+		defer t.Stop()
+		timeout = t.C
+	}
+	for len(o.queue) >= o.rt.cfg.OutboxMessages || o.bytes+int64(len(payload)) > o.rt.cfg.OutboxBytes {
+		switch o.rt.cfg.OutboxFull {
+		case OutboxDrop:
+			o.dropped++
+			return nil
+		case OutboxReject:
+			return errs.New(errs.KindLimitExceeded, "the outbox is full (%d messages, %d bytes)", len(o.queue), o.bytes)
+		}
+		changed := o.changed
+		o.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			o.mu.Lock()
+			return errs.Wrap(errs.KindCanceled, ctx.Err(), "stopped waiting for outbox room")
+		case <-timeout:
+			o.mu.Lock()
+			return errs.New(errs.KindExpired, "send timeout: the outbox stayed full")
+		}
+		o.mu.Lock()
+		if o.closed {
+			return errEndpointClosed()
+		}
+	}
+	o.queue = append(o.queue, outboxItem{payload: append([]byte(nil), payload...), meta: meta})
+	o.bytes += int64(len(payload))
+	o.notifyLocked()
+	return nil
+}
+
+func (o *outbox) notifyLocked() {
+	close(o.changed)
+	o.changed = make(chan struct{})
+}
+
+// flush writes queued bodies in order onto live connections.
+func (o *outbox) flush() {
+	defer o.wg.Done()
+	for {
+		o.mu.Lock()
+		for len(o.queue) == 0 && !o.closed {
+			changed := o.changed
+			o.mu.Unlock()
+			<-changed
+			o.mu.Lock()
+		}
+		if o.closed {
+			o.mu.Unlock()
+			return
+		}
+		o.flushing = true
+		item := o.queue[0]
+		o.mu.Unlock()
+
+		conn, err := o.d.live(o.d.ctx)
+		o.mu.Lock()
+		if err == nil {
+			o.popLocked()
+		}
+		o.mu.Unlock()
+		if err != nil {
+			if o.d.ctx.Err() != nil {
+				return
+			}
+			o.mu.Lock()
+			// Every slot gave up: what is queued can never be written.
+			o.dropped += uint64(len(o.queue))
+			o.queue, o.bytes = nil, 0
+			o.flushing = false
+			o.notifyLocked()
+			o.mu.Unlock()
+			continue
+		}
+		if werr := writeWhole(o.d.ctx, conn, item.payload, item.meta); werr != nil {
+			o.mu.Lock()
+			o.dropped++
+			o.mu.Unlock()
+		}
+		o.mu.Lock()
+		o.flushing = false
+		o.notifyLocked()
+		o.mu.Unlock()
+	}
+}
+
+func (o *outbox) popLocked() {
+	o.bytes -= int64(len(o.queue[0].payload))
+	o.queue[0] = outboxItem{}
+	o.queue = o.queue[1:]
+	o.notifyLocked()
+}
+
+// pending counts bodies not yet written (drain reports them outstanding).
+func (o *outbox) pending() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	n := len(o.queue)
+	if o.flushing {
+		n++
+	}
+	return n
+}
+
+// droppedCount is the number of bodies dropped by policy or lost unwritten.
+func (o *outbox) droppedCount() uint64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.dropped
+}
+
+// close stops the flusher; queued bodies are abandoned.
+func (o *outbox) close() {
+	o.mu.Lock()
+	if o.closed {
+		o.mu.Unlock()
+		return
+	}
+	o.closed = true
+	o.notifyLocked()
+	o.mu.Unlock()
+	o.rt.mu.Lock()
+	delete(o.rt.outboxes, o)
+	o.rt.mu.Unlock()
+}
+
+// wait waits for the flusher to end (after close and the dialer's close).
+func (o *outbox) wait() { o.wg.Wait() }
+
+// writeWhole writes one whole payload as a one-way transfer and finishes it.
+func writeWhole(ctx context.Context, c *transport.Conn, payload []byte, meta TransferMeta) error {
+	t, err := openTransfer(ctx, c, meta)
+	if err != nil {
+		return err
+	}
+	if _, err := t.Write(payload); err != nil {
+		return err
+	}
+	_, err = t.Finish()
+	return err
+}
