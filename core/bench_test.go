@@ -3,6 +3,7 @@ package weida_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -151,7 +152,7 @@ func stopTimer(tb testing.TB) {
 
 // percentile is the nearest-rank q-quantile of sorted durations.
 func percentile(sorted []time.Duration, q float64) time.Duration {
-	rank := int(q*float64(len(sorted))+0.999999) - 1
+	rank := int(math.Ceil(q*float64(len(sorted)))) - 1
 	return sorted[max(0, min(rank, len(sorted)-1))]
 }
 
@@ -221,6 +222,7 @@ func connectWeida(tb testing.TB, serve func(ctx context.Context, a *weida.Accept
 		defer close(p.stopped)
 		if err := serve(ctx, acceptor); err != nil && ctx.Err() == nil {
 			p.loopErr = err
+			server.Shutdown() // the client's pending operation fails instead of hanging
 		}
 	}()
 	tb.Cleanup(func() {

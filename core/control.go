@@ -5,10 +5,43 @@ import (
 	"github.com/weida-go/weida/core/wire"
 )
 
-// control receives SUBSCRIBE, UNSUBSCRIBE and CREDIT frames from accepted
-// connections. No registration of this build publishes or queues yet, so
-// they are ignored, as PROTOCOL.md §8.4.2 and §8.5 allow.
-func (l *Listener) control(*transport.Conn, wire.Kind, *wire.Subscribe, *wire.Credit) {}
+// subscriberWatcher is a registration that keeps per-subscriber state (a
+// Publisher's copy writers) and must hear when a connection ended.
+type subscriberWatcher interface {
+	subscriberGone(c *transport.Conn)
+}
 
-// connClosed is told when an accepted connection ended.
-func (l *Listener) connClosed(*transport.Conn) {}
+// control receives SUBSCRIBE, UNSUBSCRIBE and CREDIT frames from accepted
+// connections. Subscriptions are recorded per connection and path whether
+// or not a publisher exists yet (PROTOCOL.md §8.4.2). SUBSCRIBE has no
+// reply half, so a connection that goes past max_subscriptions can only be
+// closed. No registration of this build queues, so CREDIT is ignored, as
+// §8.5 allows.
+func (l *Listener) control(c *transport.Conn, kind wire.Kind, sub *wire.Subscribe, _ *wire.Credit) {
+	switch kind {
+	case wire.KindSubscribe:
+		if !l.subs.add(c, sub.Endpoint, sub.Filter) {
+			// We run on one of c's goroutines: Close would wait for ourselves.
+			c.CloseAsync(wire.CodeLimitExceeded, "more than 256 subscriptions (max_subscriptions) on one connection")
+		}
+	case wire.KindUnsubscribe:
+		l.subs.remove(c, sub.Endpoint, sub.Filter)
+	}
+}
+
+// connClosed is told when an accepted connection ended: its subscriptions
+// are dropped wholesale and every registration holding state for it is told.
+func (l *Listener) connClosed(c *transport.Conn) {
+	l.subs.dropConn(c)
+	l.mu.RLock()
+	var watchers []subscriberWatcher
+	for _, r := range l.routes {
+		if w, ok := r.(subscriberWatcher); ok {
+			watchers = append(watchers, w)
+		}
+	}
+	l.mu.RUnlock()
+	for _, w := range watchers {
+		w.subscriberGone(c)
+	}
+}

@@ -63,6 +63,14 @@ func newDialer(rt *Runtime, trust Trust, opts []EndpointOption) *dialer {
 	if o.policy != nil {
 		d.policy = *o.policy
 	}
+	rt.mu.Lock()
+	if rt.closed {
+		d.closed = true
+		d.cancel()
+	} else {
+		rt.dialers[d] = struct{}{}
+	}
+	rt.mu.Unlock()
 	return d
 }
 
@@ -233,6 +241,9 @@ func (d *dialer) redial(s *slot) {
 			d.giveUp(s, s.cause, true)
 			return
 		}
+		if errors.Is(err, errs.ErrRuntime) {
+			return // the runtime was shut down
+		}
 		if d.policy.exhausted(attempt, downAt) {
 			d.giveUp(s, s.cause, false)
 			return
@@ -376,6 +387,9 @@ func (d *dialer) close() {
 		d.drop(pc)
 	}
 	d.wg.Wait()
+	d.rt.mu.Lock()
+	delete(d.rt.dialers, d)
+	d.rt.mu.Unlock()
 }
 
 func errEndpointClosed() error { return errs.New(errs.KindCanceled, "the endpoint was closed") }

@@ -18,8 +18,10 @@ type Drained struct {
 
 // Drain ends the runtime gracefully (SEMANTICS.md §8.6): bindings stop
 // admitting connections and refuse new inbound streams with SHUTDOWN; then
-// it waits until every finished transfer has its transport receipt, or the
-// deadline; then it closes everything with SHUTDOWN, as Shutdown does. An
+// it waits until every finished transfer has its transport receipt, and
+// until the peers' applications have consumed the streams this side opened
+// (observed from the stream credit they grant back), or the deadline; then
+// it closes everything with SHUTDOWN, as Shutdown does. An
 // expired drain with outstanding transfers is not an error. The deadline is
 // mandatory: it must be in the future.
 func (rt *Runtime) Drain(deadline time.Time) (Drained, error) {
@@ -49,6 +51,12 @@ func (rt *Runtime) Drain(deadline time.Time) (Drained, error) {
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	delivered, outstanding := awaitReceipts(ctx, receipts)
+	// A receipt says the peer's transport holds the bytes; closing now would
+	// make it discard what its application has not read yet. Give the
+	// application the rest of the deadline to consume them.
+	for _, c := range conns {
+		_ = c.AwaitPeerConsumed(ctx)
+	}
 	outboxed := rt.outboxed()
 	rt.Shutdown()
 	return Drained{Delivered: uint64(delivered), Outstanding: uint64(outstanding + outboxed)}, nil

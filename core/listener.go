@@ -17,6 +17,7 @@ type Listener struct {
 	rt     *Runtime
 	mu     sync.RWMutex
 	routes map[string]route
+	subs   subscriptions // SUBSCRIBE state of accepted connections (subscriptions.go)
 }
 
 func newListener(rt *Runtime) *Listener {

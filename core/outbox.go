@@ -213,6 +213,8 @@ func writeWhole(ctx context.Context, c *transport.Conn, payload []byte, meta Tra
 	if err != nil {
 		return err
 	}
+	stop := context.AfterFunc(ctx, t.Cancel)
+	defer stop()
 	if _, err := t.Write(payload); err != nil {
 		return err
 	}

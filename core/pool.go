@@ -83,6 +83,7 @@ func (rt *Runtime) release(pc *pooledConn) {
 		ctx, cancel := context.WithTimeout(context.Background(), rt.tcfg.Limits.IdleTimeout+transport.DefaultIdleTimeout)
 		defer cancel()
 		awaitReceipts(ctx, pc.conn.OutstandingReceipts())
+		_ = pc.conn.AwaitPeerConsumed(ctx)
 		pc.conn.Close(wire.CodeNoError, "")
 	}()
 }

@@ -21,6 +21,7 @@ type Runtime struct {
 	bindings map[*Binding]struct{}
 	pool     map[poolKey]*pooledConn
 	outboxes map[*outbox]struct{}
+	dialers  map[*dialer]struct{}
 }
 
 // NewRuntime validates cfg (refusing guarantee levels it cannot honour) and
@@ -32,7 +33,7 @@ func NewRuntime(cfg Config) (*Runtime, error) {
 	}
 	rt := &Runtime{cfg: cfg, tcfg: cfg.transport(),
 		bindings: make(map[*Binding]struct{}), pool: make(map[poolKey]*pooledConn),
-		outboxes: make(map[*outbox]struct{})}
+		outboxes: make(map[*outbox]struct{}), dialers: make(map[*dialer]struct{})}
 	rt.listener = newListener(rt)
 	return rt, nil
 }
@@ -60,7 +61,23 @@ func (rt *Runtime) Shutdown() {
 		conns = append(conns, pc.conn)
 	}
 	rt.pool = map[poolKey]*pooledConn{}
+	boxes := make([]*outbox, 0, len(rt.outboxes))
+	for o := range rt.outboxes {
+		boxes = append(boxes, o)
+	}
+	dialers := make([]*dialer, 0, len(rt.dialers))
+	for d := range rt.dialers {
+		dialers = append(dialers, d)
+	}
 	rt.mu.Unlock()
+	// Endpoints first: their redials and outbox flushers must not race the
+	// closing connections.
+	for _, o := range boxes {
+		o.close()
+	}
+	for _, d := range dialers {
+		d.close()
+	}
 	for _, b := range bindings {
 		b.close(wire.CodeShutdown, "runtime shutdown")
 	}

@@ -3,6 +3,7 @@ package weida
 import (
 	"context"
 	"io"
+	"sync"
 
 	"github.com/weida-go/weida/core/errs"
 	"github.com/weida-go/weida/core/transport"
@@ -159,31 +160,50 @@ func (t *IncomingTransfer) Read(p []byte) (int, error) { return t.in.Read(p) }
 // Rejected), keeps nothing, and returns LimitExceeded. Memory grows with what
 // arrives, never with what the header claims.
 func (t *IncomingTransfer) Collect(maxBytes int64) ([]byte, error) {
+	return collect(t.in, maxBytes)
+}
+
+// collectScratch holds the first 64 KiB of a collect, so a small message
+// costs one exact-size copy, not a fresh 64 KiB buffer.
+var collectScratch = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+
+// collect reads r to EOF under a ceiling, refusing the stream above it.
+func collect(in *transport.InStream, maxBytes int64) ([]byte, error) {
 	if maxBytes < 0 {
 		return nil, errs.New(errs.KindRuntime, "collect: the ceiling must not be negative")
 	}
-	buf := make([]byte, 0, min(maxBytes+1, 64<<10))
-	for {
-		if int64(len(buf)) > maxBytes {
-			t.in.Refuse(wire.CodeRejected)
-			return nil, errs.New(errs.KindLimitExceeded, "the payload exceeds the ceiling of %d bytes and was refused", maxBytes)
-		}
+	sp := collectScratch.Get().(*[]byte)
+	defer collectScratch.Put(sp)
+	scratch := (*sp)[:min(int64(len(*sp)), maxBytes+1)]
+	n, err := io.ReadFull(in, scratch)
+	switch {
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		return append(make([]byte, 0, n), scratch[:n]...), nil
+	case err != nil:
+		return nil, err
+	}
+	// The payload fills the scratch: go on in a buffer that doubles as the
+	// bytes arrive, never past the ceiling plus one byte.
+	buf := append(make([]byte, 0, 2*n), scratch[:n]...)
+	for int64(len(buf)) <= maxBytes {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
 		}
 		limit := min(int64(cap(buf)), maxBytes+1)
-		n, err := t.in.Read(buf[len(buf):limit])
-		buf = buf[:len(buf)+n]
+		m, err := in.Read(buf[len(buf):limit])
+		buf = buf[:len(buf)+m]
 		if err == io.EOF {
-			if int64(len(buf)) > maxBytes {
-				continue
-			}
-			return buf, nil
+			break
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
+	if int64(len(buf)) > maxBytes {
+		in.Refuse(wire.CodeRejected)
+		return nil, errs.New(errs.KindLimitExceeded, "the payload exceeds the ceiling of %d bytes and was refused", maxBytes)
+	}
+	return buf, nil
 }
 
 // Close releases the transfer; before EOF it refuses the rest (REJECTED).

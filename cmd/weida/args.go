@@ -76,6 +76,7 @@ type usageError struct {
 
 func (e *usageError) Error() string { return e.msg }
 
+// usageErrorf builds a usageError; v may be nil.
 func usageErrorf(v *verb, format string, args ...any) *usageError {
 	return &usageError{msg: fmt.Sprintf(format, args...), verb: v}
 }
@@ -123,6 +124,7 @@ func parseCommandLine(args []string) (commandLine, error) {
 	return parseVerbArgs(v, args[1:])
 }
 
+// findVerb returns the verb called name, or nil.
 func findVerb(name string) *verb {
 	for _, v := range verbs {
 		if v.name == name {
@@ -206,6 +208,7 @@ func (inv *invocation) takeOperands(operands []string) error {
 	return nil
 }
 
+// operandNames says which non-option arguments v takes, for an error.
 func operandNames(v *verb) string {
 	if v.takesFile {
 		return "a URL and at most one FILE"

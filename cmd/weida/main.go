@@ -88,6 +88,7 @@ type console struct {
 	errIsTerminal bool
 }
 
+// main runs the command line against the process's standard streams.
 func main() {
 	con := console{in: os.Stdin, out: os.Stdout, err: os.Stderr, errIsTerminal: isTerminal(os.Stderr)}
 	os.Exit(run(os.Args[1:], con))

@@ -78,12 +78,13 @@ func (p *progress) end() {
 // draw rewrites the line in place; the figures only grow, so the new text
 // always covers the old.
 func (p *progress) draw() {
-	fmt.Fprintf(p.w, "\rweida: sent %s of %s", mebibytes(p.sent), mebibytes(p.toSend))
+	fmt.Fprintf(p.w, "\rweida: sent %.1f of %s", float64(p.sent)/(1<<20), mebibytes(p.toSend))
 	if p.received > 0 {
 		fmt.Fprintf(p.w, ", received %s", mebibytes(p.received))
 	}
 }
 
+// mebibytes renders a byte count for the progress line.
 func mebibytes(n int64) string {
 	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }

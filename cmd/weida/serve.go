@@ -64,6 +64,7 @@ func checkServeRole(inv *invocation) error {
 	return usageErrorf(inv.verb, "serve takes one role, not %s", joinNames(given))
 }
 
+// roleFlags are the options that choose a role.
 func roleFlags() []option {
 	flags := make([]option, len(serveRoles))
 	for i, r := range serveRoles {

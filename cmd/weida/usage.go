@@ -48,7 +48,7 @@ func writeUsage(w io.Writer) {
 
 	b.WriteString(`
 URLs:
-  weida://sha256:HEX@HOST:PORT/PATH  only the key with this fingerprint may answer
+  weida://sha256:HEX@HOST:PORT/PATH  only the key it names may answer
   weida://HOST:PORT/PATH             --ca supplies trust, checked against HOST
 serve binds weida://IP:PORT/PATH (port 0 lets the kernel choose) and prints
 the full address, fingerprint included, as its first line on stdout.
@@ -94,6 +94,7 @@ type documentedOption struct {
 	verbs []string
 }
 
+// spelling is how the option is written, its operand included.
 func (o documentedOption) spelling() string {
 	if o.value == "" {
 		return o.name

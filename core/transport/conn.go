@@ -90,6 +90,7 @@ func (c *Conn) sendHello() error {
 	if err != nil {
 		return err
 	}
+	c.receipts.credit.countOpened(streamUni)
 	h := c.cfg.hello()
 	if _, err := s.Write(wire.AppendFrame(nil, wire.KindHello, &h)); err != nil {
 		return err
@@ -171,6 +172,11 @@ func (c *Conn) Close(code wire.AppCode, reason string) {
 	c.closeWith(code, reason)
 	c.wg.Wait()
 }
+
+// CloseAsync closes the connection with code and reason without waiting for
+// its goroutines, so a Handler may call it from inside a callback (Close
+// would wait for the very goroutine it runs on).
+func (c *Conn) CloseAsync(code wire.AppCode, reason string) { c.closeWith(code, reason) }
 
 // Done is closed when the connection has ended.
 func (c *Conn) Done() <-chan struct{} { return c.done }

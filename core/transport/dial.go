@@ -28,7 +28,7 @@ func Dial(ctx context.Context, addr identity.Address, trust identity.Trust, id *
 	if err != nil {
 		return nil, err
 	}
-	tracker := newReceiptTracker()
+	tracker := newReceiptTracker(true)
 	qc := cfg.quicConfig(true)
 	qc.Tracer = func(context.Context, bool, quic.ConnectionID) qlogwriter.Trace { return tracker }
 	conn, err := quic.DialAddr(ctx, addr.HostPort(), tlsConf, qc)

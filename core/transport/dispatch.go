@@ -63,6 +63,7 @@ func (c *Conn) serveUni(s *quic.ReceiveStream) {
 		hdr, err := c.readHeaderBody(s, p)
 		if err == nil {
 			c.onHello(hdr)
+			finishHeaderOnly(s)
 		}
 		return
 	}
@@ -78,55 +79,109 @@ func (c *Conn) serveUni(s *quic.ReceiveStream) {
 	if err != nil {
 		return
 	}
+	c.dispatchUni(p.Kind, hdr, s)
 	switch p.Kind {
-	case wire.KindData:
-		d, err := wire.DecodeData(hdr)
-		if err == nil {
-			err = d.CheckInitiating()
-		}
-		if err != nil {
-			c.violation(err.Error())
-			return
-		}
-		c.handler.Data(c, newInStream(c, s, d))
-	case wire.KindSubscribe, wire.KindUnsubscribe:
-		sub, err := wire.DecodeSubscribe(hdr)
-		if err != nil {
-			c.violation(err.Error())
-			return
-		}
-		c.handler.Control(c, p.Kind, &sub, nil)
-	case wire.KindCredit:
-		cr, err := wire.DecodeCredit(hdr)
-		if err != nil {
-			c.violation(err.Error())
-			return
-		}
-		c.handler.Control(c, p.Kind, nil, &cr)
-	case wire.KindCursor:
-		head, err := wire.DecodeCursorHead(hdr)
-		if err != nil {
-			c.violation(err.Error())
-			return
-		}
-		c.handler.Cursor(c, head, &CursorStream{s: s})
-	case wire.KindFlow:
-		if !c.agreed.Datagrams {
-			c.violation("FLOW stream without agreed datagrams")
-			return
-		}
-		if _, err := wire.DecodeFlow(hdr); err != nil {
-			c.violation(err.Error())
-			return
-		}
-		// Datagram flows are not offered by this build (capability 1 is never
-		// listed), so agreement above cannot hold; refuse defensively.
-		s.CancelRead(quic.StreamErrorCode(wire.CodeUnsupported))
-	case wire.KindError:
-		c.violation("ERROR frame on a uni stream")
-	default:
-		c.violation("unexpected frame kind on a uni stream")
+	case wire.KindSubscribe, wire.KindUnsubscribe, wire.KindCredit:
+		finishHeaderOnly(s)
 	}
+}
+
+// maxHeaderOnlyTrailer bounds what is read and ignored after the header of
+// a header-only frame before the stream is stopped.
+const maxHeaderOnlyTrailer = 4096
+
+// finishHeaderOnly reads a header-only stream to its FIN. Bytes after the
+// header are unspecified and ignored (PROTOCOL.md §6.2), but the FIN must be
+// read: quic-go returns the stream's credit to the peer only once the stream
+// completed, so an unread FIN would leak one stream of the peer's budget.
+func finishHeaderOnly(s *quic.ReceiveStream) {
+	var buf [512]byte
+	read := 0
+	for read <= maxHeaderOnlyTrailer {
+		n, err := s.Read(buf[:])
+		read += n
+		if err != nil {
+			return
+		}
+	}
+	s.CancelRead(quic.StreamErrorCode(wire.CodeNoError))
+}
+
+// dispatchUni decodes a uni stream's header by kind and hands it on. Each
+// kind has its own function so the per-stream goroutine keeps a small stack.
+func (c *Conn) dispatchUni(kind wire.Kind, hdr []byte, s *quic.ReceiveStream) {
+	var err error
+	switch kind {
+	case wire.KindData:
+		err = c.dispatchData(hdr, s)
+	case wire.KindSubscribe, wire.KindUnsubscribe:
+		err = c.dispatchSubscribe(kind, hdr)
+	case wire.KindCredit:
+		err = c.dispatchCredit(hdr)
+	case wire.KindCursor:
+		err = c.dispatchCursor(hdr, s)
+	case wire.KindFlow:
+		err = c.dispatchFlow(hdr, s)
+	case wire.KindError:
+		err = &wire.ViolationError{Reason: "ERROR frame on a uni stream"}
+	default:
+		err = &wire.ViolationError{Reason: "unexpected frame kind on a uni stream"}
+	}
+	if err != nil {
+		c.violation(err.Error())
+	}
+}
+
+func (c *Conn) dispatchData(hdr []byte, s *quic.ReceiveStream) error {
+	d, err := wire.DecodeData(hdr)
+	if err == nil {
+		err = d.CheckInitiating()
+	}
+	if err != nil {
+		return err
+	}
+	c.handler.Data(c, newInStream(c, s, d))
+	return nil
+}
+
+func (c *Conn) dispatchSubscribe(kind wire.Kind, hdr []byte) error {
+	sub, err := wire.DecodeSubscribe(hdr)
+	if err != nil {
+		return err
+	}
+	c.handler.Control(c, kind, &sub, nil)
+	return nil
+}
+
+func (c *Conn) dispatchCredit(hdr []byte) error {
+	cr, err := wire.DecodeCredit(hdr)
+	if err != nil {
+		return err
+	}
+	c.handler.Control(c, wire.KindCredit, nil, &cr)
+	return nil
+}
+
+func (c *Conn) dispatchCursor(hdr []byte, s *quic.ReceiveStream) error {
+	head, err := wire.DecodeCursorHead(hdr)
+	if err != nil {
+		return err
+	}
+	c.handler.Cursor(c, head, &CursorStream{s: s})
+	return nil
+}
+
+// dispatchFlow: this build never lists the datagram capability, so a FLOW
+// stream is a violation (PROTOCOL.md §8.7 rule 1).
+func (c *Conn) dispatchFlow(hdr []byte, s *quic.ReceiveStream) error {
+	if !c.agreed.Datagrams {
+		return &wire.ViolationError{Reason: "FLOW stream without agreed datagrams"}
+	}
+	if _, err := wire.DecodeFlow(hdr); err != nil {
+		return err
+	}
+	s.CancelRead(quic.StreamErrorCode(wire.CodeUnsupported))
+	return nil
 }
 
 // serveBidi handles an exchange: only DATA may open its initiating half.

@@ -48,7 +48,7 @@ func Listen(addr string, tlsConf *tls.Config, cfg Config, h Handler) (*Listener,
 		return nil, errs.Wrap(errs.KindIO, err, "cannot bind "+addr)
 	}
 	qc := cfg.quicConfig(false)
-	qc.Tracer = func(context.Context, bool, quic.ConnectionID) qlogwriter.Trace { return newReceiptTracker() }
+	qc.Tracer = func(context.Context, bool, quic.ConnectionID) qlogwriter.Trace { return newReceiptTracker(false) }
 	tr := &quic.Transport{Conn: udp}
 	ln, err := tr.Listen(tlsConf, qc)
 	if err != nil {
@@ -74,7 +74,7 @@ func (l *Listener) acceptLoop() {
 		}
 		tracker, _ := qc.QlogTrace().(*receiptTracker)
 		if tracker == nil {
-			tracker = newReceiptTracker()
+			tracker = newReceiptTracker(false)
 		}
 		c := newConn(qc, l.cfg, false, l.handler, tracker)
 		if code, reason, ok := l.admit(c); !ok {

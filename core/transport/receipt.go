@@ -27,6 +27,7 @@ type receiptTracker struct {
 	spent   int
 	streams map[quic.StreamID]*Receipt
 	closed  error // set once the connection is gone; new watches fail at once
+	credit  creditTracker
 }
 
 type sentPacket struct {
@@ -40,8 +41,10 @@ type sentRange struct {
 	fin        bool
 }
 
-func newReceiptTracker() *receiptTracker {
-	return &receiptTracker{streams: make(map[quic.StreamID]*Receipt)}
+func newReceiptTracker(client bool) *receiptTracker {
+	t := &receiptTracker{streams: make(map[quic.StreamID]*Receipt)}
+	t.credit.init(client)
+	return t
 }
 
 // AddProducer implements qlogwriter.Trace.
@@ -66,6 +69,8 @@ func (t *receiptTracker) RecordEvent(ev qlogwriter.Event) {
 		if e.Header.PacketType == qlog.PacketType1RTT {
 			t.onLost(e.Header.PacketNumber)
 		}
+	case qlog.ParametersSet:
+		t.credit.onParameters(e)
 	}
 }
 
@@ -146,6 +151,8 @@ func (t *receiptTracker) onReceived(frames []qlog.Frame) {
 			if r, ok := t.streams[fr.StreamID]; ok {
 				r.resolveLocked(stopSendingError(uint64(fr.ErrorCode)))
 			}
+		case *qlog.MaxStreamsFrame:
+			t.credit.onMaxStreams(fr)
 		}
 	}
 	t.compactLocked()
@@ -303,4 +310,3 @@ func (iv intervals) covers(size int64) bool {
 func stopSendingError(code uint64) error {
 	return refusalError(code, "the peer stopped reading")
 }
-

@@ -41,7 +41,7 @@ func resolved(r *Receipt) bool {
 }
 
 func TestReceiptNeedsEveryByteAndTheFin(t *testing.T) {
-	tr := newReceiptTracker()
+	tr := newReceiptTracker(true)
 	r := tr.watch(4)
 	tr.RecordEvent(sent(1, &qlog.StreamFrame{StreamID: 4, Offset: 0, Length: 100}))
 	tr.RecordEvent(sent(2, &qlog.StreamFrame{StreamID: 4, Offset: 100, Length: 50}))
@@ -61,7 +61,7 @@ func TestReceiptNeedsEveryByteAndTheFin(t *testing.T) {
 }
 
 func TestReceiptLostPacketIsRetransmitted(t *testing.T) {
-	tr := newReceiptTracker()
+	tr := newReceiptTracker(true)
 	r := tr.watch(8)
 	tr.finish(r, 10)
 	tr.RecordEvent(sent(5, &qlog.StreamFrame{StreamID: 8, Offset: 0, Length: 10, Fin: true}))
@@ -78,7 +78,7 @@ func TestReceiptLostPacketIsRetransmitted(t *testing.T) {
 }
 
 func TestReceiptStopSendingIsARefusal(t *testing.T) {
-	tr := newReceiptTracker()
+	tr := newReceiptTracker(true)
 	r := tr.watch(12)
 	tr.finish(r, 10)
 	tr.RecordEvent(qlog.PacketReceived{Header: qlog.PacketHeader{PacketType: qlog.PacketType1RTT},
@@ -89,7 +89,7 @@ func TestReceiptStopSendingIsARefusal(t *testing.T) {
 }
 
 func TestReceiptIgnoresUnwatchedStreamsAndOtherSpaces(t *testing.T) {
-	tr := newReceiptTracker()
+	tr := newReceiptTracker(true)
 	r := tr.watch(0)
 	tr.finish(r, 5)
 	hs := sent(1, &qlog.StreamFrame{StreamID: 0, Offset: 0, Length: 5, Fin: true})
@@ -106,7 +106,7 @@ func TestReceiptIgnoresUnwatchedStreamsAndOtherSpaces(t *testing.T) {
 }
 
 func TestReceiptConnectionLossResolvesEverything(t *testing.T) {
-	tr := newReceiptTracker()
+	tr := newReceiptTracker(true)
 	r := tr.watch(0)
 	lost := errs.New(errs.KindConnectionLost, "gone")
 	tr.fail(lost)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/quic-go/quic-go"
 
@@ -34,10 +35,15 @@ type OutStream struct {
 	c       *Conn
 	s       sendHalf
 	receipt *Receipt
+	pending []byte // the frame header, sent with the first payload bytes
 	written int64
 	state   outState
 	mu      sync.Mutex // guards state against a concurrent Cancel
 }
+
+// coalesceMax is the largest first write that is copied behind the header
+// so both leave in one stream write (one STREAM frame for small messages).
+const coalesceMax = 16 << 10
 
 type outState uint8
 
@@ -51,20 +57,35 @@ func newOutStream(c *Conn, s sendHalf) *OutStream {
 	return &OutStream{c: c, s: s, receipt: c.receipts.watch(s.StreamID())}
 }
 
-// writeFrame writes a preamble and header, checking the peer's header limit
-// first (PROTOCOL.md §5.3: never send a header the peer would refuse).
+// writeFrame prepares a preamble and header, checking the peer's header
+// limit first (PROTOCOL.md §5.3: never send a header the peer would refuse).
+// The header leaves with the first payload bytes, or at Finish.
 func (o *OutStream) writeFrame(kind wire.Kind, h wire.HeaderAppender) error {
 	buf := wire.AppendFrame(make([]byte, 0, 64), kind, h)
 	if n, _, _ := wire.ParseVarint(buf[2:]); n > o.c.agreed.SendMaxHeaderBytes {
 		o.Cancel()
 		return errs.New(errs.KindLimitExceeded, "a header of %d bytes exceeds the peer's max_header_bytes %d", n, o.c.agreed.SendMaxHeaderBytes)
 	}
-	_, err := o.Write(buf)
-	return err
+	o.pending = buf
+	return nil
 }
 
 // Write writes payload bytes; errors are typed (refusal, ConnectionLost, Canceled).
 func (o *OutStream) Write(p []byte) (int, error) {
+	if hdr := o.pending; hdr != nil {
+		o.pending = nil
+		if len(p) <= coalesceMax {
+			n, err := o.write(append(hdr, p...))
+			return max(n-len(hdr), 0), err
+		}
+		if _, err := o.write(hdr); err != nil {
+			return 0, err
+		}
+	}
+	return o.write(p)
+}
+
+func (o *OutStream) write(p []byte) (int, error) {
 	n, err := o.s.Write(p)
 	o.written += int64(n)
 	if err != nil {
@@ -84,6 +105,13 @@ func (o *OutStream) Finish() (*Receipt, error) {
 		return nil, errs.New(errs.KindNoReply, "the transfer was already finished")
 	case outCanceled:
 		return nil, errs.New(errs.KindCanceled, "the transfer was canceled")
+	}
+	if hdr := o.pending; hdr != nil {
+		o.pending = nil
+		if _, err := o.write(hdr); err != nil {
+			o.state = outCanceled
+			return nil, err
+		}
 	}
 	o.state = outFinished
 	o.receipt.tracker.finish(o.receipt, o.written)
@@ -126,7 +154,7 @@ type InStream struct {
 	c      *Conn
 	s      recvHalf
 	Header wire.Data
-	eof    bool
+	eof    atomic.Bool // Refuse may run beside a Read (a ctx ending mid-read)
 }
 
 func newInStream(c *Conn, s recvHalf, h wire.Data) *InStream {
@@ -138,7 +166,7 @@ func newInStream(c *Conn, s recvHalf, h wire.Data) *InStream {
 func (i *InStream) Read(p []byte) (int, error) {
 	n, err := i.s.Read(p)
 	if err == io.EOF {
-		i.eof = true
+		i.eof.Store(true)
 	}
 	return n, readError(err)
 }
@@ -146,13 +174,13 @@ func (i *InStream) Read(p []byte) (int, error) {
 // Refuse stops the sender: STOP_SENDING(code), e.g. REJECTED or
 // UNKNOWN_ENDPOINT. Harmless after EOF.
 func (i *InStream) Refuse(code wire.AppCode) {
-	if !i.eof {
+	if !i.eof.Load() {
 		i.s.CancelRead(quic.StreamErrorCode(code))
 	}
 }
 
 // AtEOF reports whether the FIN was read.
-func (i *InStream) AtEOF() bool { return i.eof }
+func (i *InStream) AtEOF() bool { return i.eof.Load() }
 
 // Conn is the connection carrying the stream.
 func (i *InStream) Conn() *Conn { return i.c }
@@ -306,6 +334,7 @@ func (c *Conn) OpenUni(ctx context.Context, h *wire.Data) (*OutStream, error) {
 	if err != nil {
 		return nil, openError(ctx, err)
 	}
+	c.receipts.credit.countOpened(streamUni)
 	o := newOutStream(c, s)
 	if err := o.writeFrame(wire.KindData, h); err != nil {
 		return nil, err
@@ -322,6 +351,7 @@ func (c *Conn) OpenBi(ctx context.Context, h *wire.Data) (*OutStream, *ReplyHalf
 	if err != nil {
 		return nil, nil, openError(ctx, err)
 	}
+	c.receipts.credit.countOpened(streamBidi)
 	o := newOutStream(c, s)
 	if err := o.writeFrame(wire.KindData, h); err != nil {
 		s.CancelRead(quic.StreamErrorCode(wire.CodeCanceled))
@@ -340,6 +370,7 @@ func (c *Conn) OpenControl(ctx context.Context, kind wire.Kind, h wire.HeaderApp
 	if err != nil {
 		return nil, openError(ctx, err)
 	}
+	c.receipts.credit.countOpened(streamUni)
 	o := newOutStream(c, s)
 	if err := o.writeFrame(kind, h); err != nil {
 		return nil, err

@@ -43,7 +43,6 @@ const (
 const (
 	aiFalse     = 20
 	aiUndefined = 23
-	aiSimple8   = 24 // one-byte simple value: none is assigned in CBOR
 	aiHalf      = 25
 	aiSingle    = 26
 	aiDouble    = 27
@@ -114,7 +113,7 @@ func checkWellformed(frame string, hdr []byte) error {
 	case errors.Is(err, io.EOF):
 		what = "empty header, want one map"
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		what = "header ends inside a CBOR item"
+		what = "ends inside a CBOR item"
 	case errors.As(err, &extra):
 		what = "bytes left after the map"
 	case errors.As(err, &indef):
@@ -180,7 +179,7 @@ func (r *reader) head() (major, ai byte, arg uint64, err error) {
 	return major, ai, arg, nil
 }
 
-var errTruncated = &ViolationError{Reason: "header ends inside a CBOR item"}
+var errTruncated = &ViolationError{Reason: "ends inside a CBOR item"}
 
 // typeName names a major type for error messages.
 func typeName(major, ai byte) string {
@@ -250,22 +249,6 @@ func (r *reader) span(n uint64, limit int, kind string) ([]byte, error) {
 	return b, nil
 }
 
-// text reads a UTF-8 text string of at most limit bytes.
-func (r *reader) text(limit int) (string, error) {
-	n, err := r.expect(majorText)
-	if err != nil {
-		return "", err
-	}
-	b, err := r.span(n, limit, "text")
-	if err != nil {
-		return "", err
-	}
-	if !utf8.Valid(b) {
-		return "", violation("text is not valid UTF-8")
-	}
-	return string(b), nil
-}
-
 // bytesExact reads a byte string of exactly len(dst) bytes into dst.
 func (r *reader) bytesExact(dst []byte) error {
 	n, err := r.expect(majorBytes)
@@ -314,8 +297,8 @@ func (r *reader) mapLen() (uint64, error) {
 // (text must be UTF-8), false, true, null and undefined; anything else is a
 // violation.
 func (r *reader) skip() error {
-	// outer[i] holds the items still unread in the container at depth i+1
-	// while a deeper container is being read.
+	// outer[d] holds the items still unread at depth d while a container
+	// nested there is being read; depth 0 is the skipped value itself.
 	var outer [MaxSkipDepth]uint64
 	depth := 0
 	left := uint64(1) // items unread at the current depth
@@ -367,7 +350,7 @@ func (r *reader) skip() error {
 			left = items
 		case majorTag:
 			return violation("CBOR tag in a skipped value")
-		default: // majorSimple
+		case majorSimple:
 			switch {
 			case ai >= aiFalse && ai <= aiUndefined, ai == aiSingle, ai == aiDouble:
 			case ai == aiHalf:

@@ -89,7 +89,7 @@ func TestReaderCapsBeforeAllocation(t *testing.T) {
 		t.Fatalf("arrayLen: %v", err)
 	}
 	r = reader{buf: unhex(t, "79 02 01")}
-	wantViolation(t, func() error { _, err := r.text(512); return err }(), "text of 513 bytes exceeds its cap of 512")
+	wantViolation(t, func() error { _, err := r.textSpan(512); return err }(), "text of 513 bytes exceeds its cap of 512")
 }
 
 // The layer-1 verdicts, each worded as the wire rule it breaks.

@@ -24,6 +24,7 @@ func DecodeCredit(hdr []byte) (Credit, error) {
 		return Credit{}, err
 	}
 	var seen [3]bool
+	var texts [2]textSpan // endpoint and filter, joined after the walk
 	for {
 		key, more, err := m.next(&r)
 		if err != nil {
@@ -34,9 +35,9 @@ func DecodeCredit(hdr []byte) (Credit, error) {
 		}
 		switch key {
 		case 0:
-			c.Endpoint, err = r.text(CapEndpoint)
+			texts[0], err = r.textSpan(CapEndpoint)
 		case 1:
-			c.Filter, err = r.filter()
+			texts[1], err = r.textSpan(CapFilter)
 		case 2:
 			c.Limit, err = r.uint()
 		default:
@@ -53,6 +54,12 @@ func DecodeCredit(hdr []byte) (Credit, error) {
 		if !ok {
 			return Credit{}, m.missing(uint64(key))
 		}
+	}
+	var out [2]string
+	joinTexts(hdr, texts[:], out[:])
+	c.Endpoint, c.Filter = out[0], out[1]
+	if err := ValidateFilter(c.Filter); err != nil {
+		return Credit{}, m.keyError(1, err)
 	}
 	return c, nil
 }

@@ -21,7 +21,9 @@
 // input is hostile: every failure is a *ViolationError (errors.Is it with
 // ErrProtocolViolation) whose reason names the key and what is wrong, and
 // the caller closes the connection with PROTOCOL_VIOLATION. Every
-// allocation sized by the peer is capped before it is made.
+// allocation sized by the peer is capped before it is made; the text values
+// of one header share a single allocation, and a header without text or a
+// report order decodes without allocating.
 //
 // A header is judged in two layers (see cbor.go): fxamacker/cbor, under a
 // strict decoding mode, decides that it is exactly one well-formed CBOR

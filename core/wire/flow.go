@@ -35,6 +35,7 @@ func DecodeFlow(hdr []byte) (Flow, error) {
 		return Flow{}, err
 	}
 	var seen [2]bool
+	var texts [6]textSpan // keys 0 and 2..=5, joined after the walk
 	for {
 		key, more, err := m.next(&r)
 		if err != nil {
@@ -45,17 +46,21 @@ func DecodeFlow(hdr []byte) (Flow, error) {
 		}
 		switch key {
 		case 0:
-			f.Endpoint, err = r.text(CapEndpoint)
+			texts[0], err = r.textSpan(CapEndpoint)
 		case 1:
 			f.Flow, err = r.uint()
 		case 2:
-			f.ContentType, err = optText(&r, CapContentType)
+			texts[2], err = r.textSpan(CapContentType)
+			f.ContentType.Ok = true
 		case 3:
-			f.Traceparent, err = optText(&r, CapTraceparent)
+			texts[3], err = r.textSpan(CapTraceparent)
+			f.Traceparent.Ok = true
 		case 4:
-			f.Tracestate, err = optText(&r, CapTracestate)
+			texts[4], err = r.textSpan(CapTracestate)
+			f.Tracestate.Ok = true
 		case 5:
-			f.Topic, err = optText(&r, CapTopic)
+			texts[5], err = r.textSpan(CapTopic)
+			f.Topic.Ok = true
 		default:
 			err = r.skip()
 		}
@@ -71,5 +76,8 @@ func DecodeFlow(hdr []byte) (Flow, error) {
 			return Flow{}, m.missing(uint64(key))
 		}
 	}
+	var out [6]string
+	joinTexts(hdr, texts[:], out[:])
+	f.Endpoint, f.ContentType.V, f.Traceparent.V, f.Tracestate.V, f.Topic.V = out[0], out[2], out[3], out[4], out[5]
 	return f, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -12,11 +13,11 @@ import (
 // (or ErrNeedMore where input may be partial); and whatever decodes
 // re-encodes to bytes that decode to the same value.
 
-// seedHeaders adds the header of every golden frame of kind k, the
-// rejected and accepted header vectors, to f.
+// seedHeaders adds to f the header of every golden frame of the given
+// kinds, and the rejected and accepted header vectors of §15.3.
 func seedHeaders(f *testing.F, kinds ...Kind) {
 	for _, v := range goldenFrames {
-		if kindIn(v.kind, kinds) {
+		if slices.Contains(kinds, v.kind) {
 			b := unhex(f, v.hex)
 			_, n, _ := ParsePreamble(b, DefaultMaxHeaderBytes)
 			f.Add(b[n:])
@@ -31,15 +32,6 @@ func seedHeaders(f *testing.F, kinds ...Kind) {
 	} {
 		f.Add(unhex(f, s))
 	}
-}
-
-func kindIn(k Kind, kinds []Kind) bool {
-	for _, x := range kinds {
-		if x == k {
-			return true
-		}
-	}
-	return false
 }
 
 // roundTrip checks decode(encode(v)) == v and that encoding is stable.
@@ -237,4 +229,43 @@ func referenceMatch(topic, filter string) bool {
 		}
 	}
 	return len(ts) == len(fs)
+}
+
+// FuzzSkip cross-checks the two layers of cbor.go on single values: what
+// the walker skips, fxamacker's strict mode finds well-formed; and what
+// strict mode finds well-formed, the walker skips whole unless one of the
+// rules only the walker knows (depth, half floats, UTF-8) forbids it.
+func FuzzSkip(f *testing.F) {
+	for _, s := range []string{
+		"82 07 A1 01 F5", repeatHex("81", 8) + "01", repeatHex("81", 9) + "01", "F9 3C 00", "62 C3 28",
+		"D8 18 01", "5F 41 00 FF", "FB 7F F8 00 00 00 00 00 00", "BB 80 00 00 00 00 00 00 00", "F8 20",
+	} {
+		f.Add(unhex(f, s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > strictMaxItems {
+			return // past strict mode's container bound the layers differ by design
+		}
+		r := reader{buf: b}
+		skipErr := r.skip()
+		if skipErr == nil {
+			if err := strictMode.Wellformed(b[:r.off]); err != nil {
+				t.Fatalf("walker skipped % X, strict mode says %v", b[:r.off], err)
+			}
+			return
+		}
+		if !errors.Is(skipErr, ErrProtocolViolation) {
+			t.Fatalf("skip failed with a non-violation: %v", skipErr)
+		}
+		if strictMode.Wellformed(b) != nil {
+			return
+		}
+		reason := reasonOf(skipErr)
+		for _, walkerOnly := range []string{"nests more than", "half-precision", "UTF-8"} {
+			if strings.Contains(reason, walkerOnly) {
+				return
+			}
+		}
+		t.Fatalf("strict mode accepts % X, the walker says %v", b, skipErr)
+	})
 }

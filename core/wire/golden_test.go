@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -137,21 +138,13 @@ func repeatHex(octet string, n int) string { return strings.Repeat(octet+" ", n)
 func seventeenLevels() string {
 	s := "A2 09 01 0A 91"
 	for v := uint64(16); v <= 32; v++ {
-		s += " " + strings.ToUpper(hexOf(appendHead(nil, majorUint, v)))
+		s += " " + hexOf(appendHead(nil, majorUint, v))
 	}
 	return s
 }
 
-func hexOf(b []byte) string {
-	var sb strings.Builder
-	for i, c := range b {
-		if i > 0 {
-			sb.WriteByte(' ')
-		}
-		sb.WriteString(strings.ToUpper(string("0123456789abcdef"[c>>4]) + string("0123456789abcdef"[c&15])))
-	}
-	return sb.String()
-}
+// hexOf renders bytes as the spec writes them: "A1 00 05".
+func hexOf(b []byte) string { return fmt.Sprintf("% X", b) }
 
 // goldenRejected is §15.3 (headers): each must be a violation, for the
 // stated reason.

@@ -98,6 +98,9 @@ func Negotiate(ours, theirs *Hello) (Agreed, error) {
 	if err != nil {
 		return Agreed{}, err
 	}
+	// Each HELLO reaches its own requirement (checked above), so where the
+	// effective set falls short of one side's requirement, the other side's
+	// offer is the short one: the messages name that offer.
 	if dim := shortfall(&effective, &ours.Required); dim >= 0 {
 		need, offer := ours.Required.level(dim), theirs.Offered.level(dim)
 		return Agreed{}, &NegotiationError{

@@ -152,4 +152,14 @@ func TestNegotiateRejectsAHelloThatRequiresMoreThanItOffers(t *testing.T) {
 	// The same HELLO on the wire is a violation at decode.
 	_, err := DecodeHello(greedy.AppendHeader(nil))
 	wantViolation(t, err, "guarantees_required is not reached by guarantees_offered (ordering)")
+
+	// An absent axis reads as "none".
+	axis := helloWith(func(h *Hello) {
+		h.Offered = GuaranteeSet{Acknowledgement: LevelStored}
+		h.Required = GuaranteeSet{Acknowledgement: LevelStored, Durability: Some[uint64](0)}
+	})
+	_, err = Negotiate(&axis, &axis)
+	if err == nil || !strings.Contains(err.Error(), "durability: our HELLO requires 0 (Written) but offers only none") {
+		t.Errorf("absent axis: %v", err)
+	}
 }

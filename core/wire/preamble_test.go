@@ -59,3 +59,12 @@ func TestKindString(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendPreambleRejectsNegativeLength(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Fatal("no panic on a negative header length")
+		}
+	}()
+	AppendPreamble(nil, KindData, -1)
+}

@@ -10,9 +10,10 @@ import (
 //
 // It reads in as few calls as the varint allows: the first three bytes
 // (magic, kind, first varint byte), the rest of the varint if it is longer
-// than one byte, then the header. The returned header lies inside buf when
-// cap(buf) suffices; otherwise it is a fresh slice of exactly header_len
-// bytes, allocated only after header_len passed the maxHeader check.
+// than one byte, then the header. buf is scratch space: the returned header
+// lies inside it when cap(buf) suffices; otherwise it is a fresh slice of
+// exactly header_len bytes, allocated only after header_len passed the
+// maxHeader check.
 //
 // A stream that ends anywhere before the header is complete, including
 // before its first byte, is a *ViolationError (PROTOCOL.md §5.4 and the

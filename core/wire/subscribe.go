@@ -31,6 +31,7 @@ func DecodeSubscribe(hdr []byte) (Subscribe, error) {
 		return Subscribe{}, err
 	}
 	var seen [2]bool
+	var texts [2]textSpan // endpoint and filter, joined after the walk
 	for {
 		key, more, err := m.next(&r)
 		if err != nil {
@@ -41,9 +42,9 @@ func DecodeSubscribe(hdr []byte) (Subscribe, error) {
 		}
 		switch key {
 		case 0:
-			s.Endpoint, err = r.text(CapEndpoint)
+			texts[0], err = r.textSpan(CapEndpoint)
 		case 1:
-			s.Filter, err = r.filter()
+			texts[1], err = r.textSpan(CapFilter)
 		case 2:
 			s.MaxAgeMs, err = optUint(&r)
 		case 3:
@@ -64,15 +65,11 @@ func DecodeSubscribe(hdr []byte) (Subscribe, error) {
 			return Subscribe{}, m.missing(uint64(key))
 		}
 	}
-	return s, nil
-}
-
-// filter reads a filter: a text of at most CapFilter bytes in the grammar
-// of ValidateFilter.
-func (r *reader) filter() (string, error) {
-	f, err := r.text(CapFilter)
-	if err == nil {
-		err = ValidateFilter(f)
+	var out [2]string
+	joinTexts(hdr, texts[:], out[:])
+	s.Endpoint, s.Filter = out[0], out[1]
+	if err := ValidateFilter(s.Filter); err != nil {
+		return Subscribe{}, m.keyError(1, err)
 	}
-	return f, err
+	return s, nil
 }

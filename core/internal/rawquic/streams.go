@@ -97,9 +97,13 @@ func (p *Pair) Push(ctx context.Context, msg []byte) error {
 // the largest message expected; nothing ever grows with the peer's input.
 func ReadMessage(r io.Reader, buf []byte) (int, error) {
 	n := 0
-	for n < len(buf) {
+	for {
 		m, err := r.Read(buf[n:])
 		n += m
+		// Checked before EOF: a read may fill buf and report EOF at once.
+		if n == len(buf) {
+			return n, fmt.Errorf("the message is longer than %d bytes", len(buf)-1)
+		}
 		if err == io.EOF {
 			return n, nil
 		}
@@ -107,5 +111,4 @@ func ReadMessage(r io.Reader, buf []byte) (int, error) {
 			return n, err
 		}
 	}
-	return n, fmt.Errorf("the message is longer than %d bytes", len(buf)-1)
 }

@@ -1,0 +1,199 @@
+package weida
+
+import (
+	"context"
+	"sync"
+
+	"github.com/weida-go/weida/core/transport"
+	"github.com/weida-go/weida/core/wire"
+)
+
+// DropCause says why a fan-out copy was dropped.
+type DropCause int
+
+// Drop causes (SEMANTICS.md §2.3 "Counting").
+const (
+	DropNone             DropCause = iota
+	DropSubscriberBudget           // the copy did not fit the peer's byte budget
+	DropSubscriberQueue            // the peer's queue of copies was full
+	DropNoParked                   // no parked reverse connection (socket transports)
+	DropWire                       // the write failed (the peer's connection ended)
+)
+
+// DefaultSubscriberBufferBytes is the payload bytes queued per subscriber
+// (or bus member) before a copy is dropped.
+const DefaultSubscriberBufferBytes = 8 << 20
+
+// copyWriter writes whole-payload copies to one peer, in order, one uni
+// stream per copy, from its own goroutine, so a slow peer never stalls the
+// sender (fan-out is Drop, never Block). Its queue is bounded in count
+// (endpoint_queue) and in payload bytes (subscriber_buffer_bytes); a copy
+// that does not fit is dropped on arrival (drop-new), never a queued one.
+// Payload slices are shared between the copies of one message and never
+// written to.
+//
+// Streamed fan-out copies (fanout.go) are written by their own goroutines
+// but draw on the same byte budget through reserve and unreserve, so one
+// peer never holds more than maxBytes of queued payload in total.
+type copyWriter struct {
+	conn     *transport.Conn
+	maxQueue int
+	maxBytes int64
+	onDrop   func(topic string, cause DropCause) // called for drops at the wire
+
+	mu     sync.Mutex
+	queue  []copyItem
+	bytes  int64
+	freed  chan struct{} // made on demand by reserve; closed when bytes are released
+	wake   chan struct{}
+	closed bool
+	done   chan struct{}
+}
+
+type copyItem struct {
+	header  wire.Data
+	payload []byte
+}
+
+func newCopyWriter(conn *transport.Conn, maxQueue int, maxBytes int64, onDrop func(string, DropCause)) *copyWriter {
+	w := &copyWriter{conn: conn, maxQueue: maxQueue, maxBytes: maxBytes, onDrop: onDrop,
+		wake: make(chan struct{}, 1), done: make(chan struct{})}
+	go w.run()
+	return w
+}
+
+// offer queues a copy, or says why it was dropped. It never blocks.
+func (w *copyWriter) offer(h wire.Data, payload []byte) DropCause {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case w.closed:
+		return DropWire
+	case len(w.queue) >= w.maxQueue:
+		return DropSubscriberQueue
+	case w.bytes+int64(len(payload)) > w.maxBytes:
+		return DropSubscriberBudget
+	}
+	w.queue = append(w.queue, copyItem{header: h, payload: payload})
+	w.bytes += int64(len(payload))
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+	return DropNone
+}
+
+func (w *copyWriter) run() {
+	defer close(w.done)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-w.conn.Done():
+			cancel()
+		case <-w.done:
+		}
+	}()
+	for {
+		w.mu.Lock()
+		for len(w.queue) == 0 && !w.closed {
+			w.mu.Unlock()
+			select {
+			case <-w.wake:
+			case <-ctx.Done():
+				w.close()
+			}
+			w.mu.Lock()
+		}
+		if w.closed {
+			dropped := w.queue
+			w.queue = nil
+			var queued int64
+			for _, it := range dropped {
+				queued += int64(len(it.payload))
+			}
+			w.releaseLocked(queued) // streamed chunks are released by their owners
+			w.mu.Unlock()
+			for _, it := range dropped {
+				w.drop(it)
+			}
+			return
+		}
+		it := w.queue[0]
+		w.queue[0] = copyItem{}
+		w.queue = w.queue[1:]
+		w.mu.Unlock()
+
+		err := w.write(ctx, it)
+
+		w.unreserve(int64(len(it.payload)))
+		if err != nil {
+			w.drop(it)
+		}
+	}
+}
+
+func (w *copyWriter) write(ctx context.Context, it copyItem) error {
+	out, err := w.conn.OpenUni(ctx, &it.header)
+	if err != nil {
+		return err
+	}
+	if _, err := out.Write(it.payload); err != nil {
+		return err
+	}
+	_, err = out.Finish()
+	return err
+}
+
+func (w *copyWriter) drop(it copyItem) {
+	if w.onDrop != nil {
+		w.onDrop(it.header.Topic.V, DropWire)
+	}
+}
+
+// reserve takes n bytes of the budget for a streamed chunk. When they do
+// not fit now it returns DropSubscriberBudget and a channel closed at the
+// next release, to wait on; DropWire once the writer is closed.
+func (w *copyWriter) reserve(n int64) (DropCause, <-chan struct{}) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case w.closed:
+		return DropWire, nil
+	case w.bytes+n > w.maxBytes:
+		if w.freed == nil {
+			w.freed = make(chan struct{})
+		}
+		return DropSubscriberBudget, w.freed
+	}
+	w.bytes += n
+	return DropNone, nil
+}
+
+// unreserve gives back n bytes once they were written or discarded.
+func (w *copyWriter) unreserve(n int64) {
+	w.mu.Lock()
+	w.releaseLocked(n)
+	w.mu.Unlock()
+}
+
+// releaseLocked lowers the byte count and wakes whoever waits for room.
+func (w *copyWriter) releaseLocked(n int64) {
+	w.bytes -= n
+	if w.freed != nil {
+		close(w.freed)
+		w.freed = nil
+	}
+}
+
+// close stops the writer; queued copies are dropped (counted at the wire).
+func (w *copyWriter) close() {
+	w.mu.Lock()
+	w.closed = true
+	w.releaseLocked(0) // a waiting reserve learns the writer is gone
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}

@@ -1,0 +1,165 @@
+package weida
+
+import (
+	"context"
+
+	"github.com/weida-go/weida/core/errs"
+	"github.com/weida-go/weida/core/wire"
+)
+
+// Pusher is the sending side of Push/Pull (SEMANTICS.md §2.2): one
+// unidirectional stream per message, round-robin per message over live
+// connections. A slow puller keeps its share and, once its queue and stream
+// budget are spent, stalls the pusher through QUIC flow control: nothing is
+// dropped in flight. Sends made while every connection is down wait in the
+// outbox (SEMANTICS.md §8.5).
+type Pusher struct {
+	d   *dialer
+	box *outbox
+}
+
+// Pusher creates a pusher that verifies servers under trust.
+func (rt *Runtime) Pusher(trust Trust, opts ...EndpointOption) *Pusher {
+	d := newDialer(rt, trust, opts)
+	return &Pusher{d: d, box: newOutbox(rt, d)}
+}
+
+// Connect dials url (weida://[sha256:…@]host:port/path) and adds it as a
+// slot; each call adds a peer to the round-robin. It returns once the
+// connection is negotiated.
+func (p *Pusher) Connect(ctx context.Context, url string) error { return p.d.connect(ctx, url) }
+
+// Disconnect removes url's slot; it reports whether there was one.
+func (p *Pusher) Disconnect(url string) bool { return p.d.disconnect(url) }
+
+// PeerCount is the number of live connections.
+func (p *Pusher) PeerCount() int { return p.d.peerCount() }
+
+// Events returns a reader of this endpoint's slot transitions.
+func (p *Pusher) Events() *PeerEvents { return p.d.events.subscribe() }
+
+// Send pushes payload as one message. It returns once the payload is
+// written to a live connection with its FIN queued, or copied into the
+// outbox when no connection is live or earlier sends still wait there
+// (order of writing is kept). It is at-most-once and reports no receipt:
+// use Open when the receipt matters. Without any Connect it fails
+// NotConnected; at a full outbox Config.OutboxFull decides (block, drop
+// counted in Dropped, or LimitExceeded); a body larger than
+// Config.OutboxBytes is refused LimitExceeded. A refusal by the puller is
+// certain to surface only for a payload beyond its stream window (decision
+// 0005); a smaller one may be acknowledged first and then discarded.
+func (p *Pusher) Send(ctx context.Context, payload []byte) error {
+	return p.box.send(ctx, payload, TransferMeta{})
+}
+
+// SendWith is Send with the message's meta.
+func (p *Pusher) SendWith(ctx context.Context, meta TransferMeta, payload []byte) error {
+	return p.box.send(ctx, payload, meta)
+}
+
+// Open opens one message as a stream on the next live connection: write
+// it, then Finish; the Delivery's Delivered is the transport receipt. It
+// bypasses the outbox: with every connection down it waits for a redial,
+// bounded by ctx and Config.SendTimeout.
+func (p *Pusher) Open(ctx context.Context, meta TransferMeta) (*OutgoingTransfer, error) {
+	c, err := p.d.live(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return openTransfer(ctx, c, meta)
+}
+
+// Dropped counts outbox bodies dropped by the OutboxDrop policy or lost
+// before they could be written (every connection gave up).
+func (p *Pusher) Dropped() uint64 { return p.box.droppedCount() }
+
+// Close abandons what still waits in the outbox, releases the endpoint's
+// connections and stops its redials. Messages already written still get
+// their receipts; Runtime.Drain waits for them.
+func (p *Pusher) Close() error {
+	p.box.close()
+	p.d.close()
+	p.box.wait()
+	return nil
+}
+
+// Puller is the receiving side of Push/Pull: a path that accepts one-way
+// transfers only, from one fair bounded queue (Config.EndpointQueue). A
+// puller that stops reading stalls its pushers once their stream budget is
+// spent. Exchanges at its path are refused UNSUPPORTED.
+type Puller struct {
+	l    *Listener
+	path string
+	q    *queueRoute
+}
+
+// Puller registers a puller at path.
+func (l *Listener) Puller(path string) (*Puller, error) {
+	q := newQueueRoute(l.rt.cfg.EndpointQueue, true, false)
+	if err := l.register(path, q); err != nil {
+		return nil, err
+	}
+	return &Puller{l: l, path: path, q: q}, nil
+}
+
+// Puller registers a puller at path on the binding's listener (every
+// binding of a listener serves the same paths).
+func (b *Binding) Puller(path string) (*Puller, error) { return b.rt.listener.Puller(path) }
+
+// Path is the registered path.
+func (p *Puller) Path() string { return p.path }
+
+// Recv waits for the next message and reads its whole payload under the
+// ceiling maxBytes. Above the ceiling the message is refused (the pusher
+// sees Rejected when it can still observe it) and Recv fails LimitExceeded;
+// a message its pusher canceled fails Canceled, one cut by a lost connection
+// ConnectionLost. Each failure costs that message only: the puller stays
+// usable. When ctx ends during a read the message is refused.
+func (p *Puller) Recv(ctx context.Context, maxBytes int64) ([]byte, IncomingMeta, error) {
+	if maxBytes < 0 {
+		return nil, IncomingMeta{}, errs.New(errs.KindRuntime, "recv: maxBytes must not be negative, got %d", maxBytes)
+	}
+	t, err := p.RecvStream(ctx)
+	if err != nil {
+		return nil, IncomingMeta{}, err
+	}
+	body, err := pullCollect(ctx, t, maxBytes)
+	if err != nil {
+		return nil, IncomingMeta{}, err
+	}
+	return body, t.Meta(), nil
+}
+
+// RecvStream waits for the next message without reading it: the streamed
+// form for payloads too large to hold. Read it to io.EOF, then Close it.
+func (p *Puller) RecvStream(ctx context.Context) (*IncomingTransfer, error) {
+	it, err := p.q.next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return newIncomingTransfer(it.data), nil
+}
+
+// RecvReporting (a receive that hands back the cursor Reporter the sender
+// asked for, SURFACE.md §2.3) belongs here, beside Recv, once cursors land.
+
+// Close unregisters the path; queued messages are refused UNKNOWN_ENDPOINT
+// and blocked Recv calls return Canceled.
+func (p *Puller) Close() error {
+	p.l.unregister(p.path, p.q)
+	p.q.close()
+	return nil
+}
+
+// pullCollect is Collect bounded by ctx: when ctx ends mid-read the
+// transfer is refused (STOP_SENDING REJECTED), which also unblocks the read.
+// A payload read whole before that is still returned. Replier.Accept reads
+// requests with it too.
+func pullCollect(ctx context.Context, t *IncomingTransfer, maxBytes int64) ([]byte, error) {
+	stop := context.AfterFunc(ctx, func() { t.in.Refuse(wire.CodeRejected) })
+	body, err := t.Collect(maxBytes)
+	if !stop() && err != nil {
+		return nil, errs.Wrap(errs.KindCanceled, ctx.Err(), "receive abandoned: the transfer was refused")
+	}
+	return body, err
+}
