@@ -18,7 +18,7 @@ import (
 // sends to itself, structurally: it writes only on connections it dialled.
 //
 // Fan-out is Drop, never Block: each dialled member has its own writer,
-// bounded by Config.EndpointQueue copies and DefaultSubscriberBufferBytes of
+// bounded by Config.EndpointQueue copies and Config.SubscriberBufferBytes of
 // payload; a copy that does not fit is dropped and counted in Dropped, and
 // so is a copy whose write fails. The sender never stalls.
 type BusMember struct {
@@ -58,13 +58,13 @@ func (m *BusMember) Disconnect(url string) bool { return m.d.disconnect(url) }
 
 // Send gives one copy of payload to every live member this one dialled and
 // returns how many were reached (0 with none: nothing is kept for later).
-// It never waits for a member. A payload above DefaultSubscriberBufferBytes
+// It never waits for a member. A payload above Config.SubscriberBufferBytes
 // fails with LimitExceeded before any member is charged. The payload is
 // copied once and shared by every copy, so the caller may reuse it.
 func (m *BusMember) Send(ctx context.Context, payload []byte) (int, error) {
-	if int64(len(payload)) > DefaultSubscriberBufferBytes {
+	if int64(len(payload)) > m.l.rt.cfg.SubscriberBufferBytes {
 		return 0, errs.New(errs.KindLimitExceeded, "a bus payload of %d bytes exceeds the per-member budget of %d bytes",
-			len(payload), DefaultSubscriberBufferBytes)
+			len(payload), m.l.rt.cfg.SubscriberBufferBytes)
 	}
 	if err := ctx.Err(); err != nil {
 		return 0, errs.Wrap(errs.KindCanceled, err, "send abandoned")
@@ -95,7 +95,7 @@ func (m *BusMember) Send(ctx context.Context, payload []byte) (int, error) {
 func (m *BusMember) writerLocked(c *transport.Conn) *copyWriter {
 	w, ok := m.writers[c]
 	if !ok {
-		w = newCopyWriter(c, m.l.rt.cfg.EndpointQueue, DefaultSubscriberBufferBytes,
+		w = newCopyWriter(c, m.l.rt.cfg.EndpointQueue, m.l.rt.cfg.SubscriberBufferBytes,
 			func(string, DropCause) { m.dropped.Add(1) })
 		m.writers[c] = w
 	}

@@ -33,6 +33,10 @@ type Config struct {
 	// EndpointQueue is the accept-queue depth per path (default 256). When it
 	// is full the path stops reading and QUIC flow control pushes back.
 	EndpointQueue int
+	// SubscriberBufferBytes bounds the payload bytes queued per subscriber or
+	// bus member before a copy is dropped (default 8 MiB); a publish or bus
+	// send larger than it fails with LimitExceeded.
+	SubscriberBufferBytes int64
 	// Reconnect is how dialling endpoints redial a lost connection; the zero
 	// value backs off from 100 ms to 30 s with jitter and never gives up.
 	Reconnect ReconnectPolicy
@@ -80,8 +84,8 @@ func (c Config) validate() (Config, error) {
 	if c.EndpointQueue < 0 || c.MaxConnections < 0 || c.MaxConnectionsPerPeer < 0 {
 		return c, errs.New(errs.KindRuntime, "config: EndpointQueue, MaxConnections and MaxConnectionsPerPeer must not be negative")
 	}
-	if c.OutboxMessages < 0 || c.OutboxBytes < 0 || c.SendTimeout < 0 {
-		return c, errs.New(errs.KindRuntime, "config: OutboxMessages, OutboxBytes and SendTimeout must not be negative")
+	if c.OutboxMessages < 0 || c.OutboxBytes < 0 || c.SendTimeout < 0 || c.SubscriberBufferBytes < 0 {
+		return c, errs.New(errs.KindRuntime, "config: OutboxMessages, OutboxBytes, SendTimeout and SubscriberBufferBytes must not be negative")
 	}
 	if c.OutboxFull < OutboxBlock || c.OutboxFull > OutboxReject {
 		return c, errs.New(errs.KindRuntime, "config: unknown OutboxFull policy %d", c.OutboxFull)
@@ -89,6 +93,7 @@ func (c Config) validate() (Config, error) {
 	setDefault(&c.EndpointQueue, DefaultEndpointQueue)
 	setDefault(&c.OutboxMessages, DefaultOutboxMessages)
 	setDefault(&c.OutboxBytes, DefaultOutboxBytes)
+	setDefault(&c.SubscriberBufferBytes, DefaultSubscriberBufferBytes)
 	return c, nil
 }
 

@@ -33,7 +33,7 @@ type Publisher struct {
 // Publisher registers a publisher at path. The path's early subscriptions
 // (sent before it existed) apply at once.
 func (l *Listener) Publisher(path string) (*Publisher, error) {
-	p := &Publisher{l: l, path: path, queue: l.rt.cfg.EndpointQueue, budget: DefaultSubscriberBufferBytes,
+	p := &Publisher{l: l, path: path, queue: l.rt.cfg.EndpointQueue, budget: l.rt.cfg.SubscriberBufferBytes,
 		writers: make(map[*transport.Conn]*copyWriter), copies: make(map[*fanoutCopy]struct{})}
 	p.route = publisherRoute{p: p}
 	if err := l.register(path, p.route); err != nil {

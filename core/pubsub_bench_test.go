@@ -27,30 +27,54 @@ const pubsubBenchLag = 128
 func BenchmarkPublish1KiB(b *testing.B) {
 	for _, n := range []int{1, 8, 64} {
 		b.Run(fmt.Sprintf("subscribers=%d", n), func(b *testing.B) {
-			bench := pubsubBenchSetup(b, n)
-			payload := make([]byte, 1<<10)
-			var inPublish time.Duration
 			b.ReportAllocs()
-			b.ResetTimer()
-			start := time.Now()
-			for i := range b.N {
-				bench.pace(b, uint64(i))
-				began := time.Now()
-				if _, err := bench.pub.Publish("bench.ticks", payload); err != nil {
-					b.Fatal(err)
-				}
-				inPublish += time.Since(began)
-			}
-			bench.awaitSettled(b, uint64(b.N))
-			b.StopTimer()
-			elapsed := time.Since(start)
-			copies := uint64(b.N) * uint64(n)
-			b.ReportMetric(float64(elapsed.Nanoseconds())/float64(copies), "ns/sub-publish")
-			b.ReportMetric(float64(bench.deliveredTotal())/elapsed.Seconds(), "copies/s")
-			b.ReportMetric(float64(inPublish.Nanoseconds())/float64(b.N), "publish-ns")
-			b.ReportMetric(float64(bench.pub.Dropped())/float64(b.N), "drops/op")
+			r := pubsubMeasure(b, n, b.N)
+			b.ReportMetric(float64(r.elapsed.Nanoseconds())/float64(b.N*n), "ns/sub-publish")
+			b.ReportMetric(float64(r.delivered)/r.elapsed.Seconds(), "copies/s")
+			b.ReportMetric(float64(r.inPublish.Nanoseconds())/float64(b.N), "publish-ns")
+			b.ReportMetric(float64(r.dropped)/float64(b.N), "drops/op")
 		})
 	}
+}
+
+// TestPubSubBenchHarnessSmoke runs the benchmark body for a few
+// publications, so `go test` keeps its harness from rotting.
+func TestPubSubBenchHarnessSmoke(t *testing.T) {
+	r := pubsubMeasure(t, 2, 5)
+	if r.delivered != 10 || r.dropped != 0 || r.elapsed <= 0 || r.inPublish <= 0 {
+		t.Fatalf("measured %+v, want 10 copies delivered and none dropped", r)
+	}
+}
+
+// pubsubResult is what one measurement observed.
+type pubsubResult struct {
+	elapsed   time.Duration // first publication until every copy settled
+	inPublish time.Duration // summed time inside Publish
+	delivered uint64
+	dropped   uint64
+}
+
+// pubsubMeasure publishes n times to subscribers and waits until every
+// copy was delivered or dropped; under a benchmark the timer covers
+// exactly that.
+func pubsubMeasure(tb testing.TB, subscribers, n int) pubsubResult {
+	bench := pubsubBenchSetup(tb, subscribers)
+	payload := make([]byte, 1<<10)
+	var inPublish time.Duration
+	restartTimer(tb)
+	start := time.Now()
+	for i := range n {
+		bench.pace(tb, uint64(i))
+		began := time.Now()
+		if _, err := bench.pub.Publish("bench.ticks", payload); err != nil {
+			tb.Fatal(err)
+		}
+		inPublish += time.Since(began)
+	}
+	bench.awaitSettled(tb, uint64(n))
+	stopTimer(tb)
+	return pubsubResult{elapsed: time.Since(start), inPublish: inPublish,
+		delivered: bench.deliveredTotal(), dropped: bench.pub.Dropped()}
 }
 
 // pubsubBench is a publisher whose subscribers count what they receive.
@@ -62,35 +86,35 @@ type pubsubBench struct {
 
 // pubsubBenchSetup binds a publisher and connects n subscribers, each from
 // its own runtime, with reader goroutines that end at teardown.
-func pubsubBenchSetup(b *testing.B, n int) *pubsubBench {
-	b.Helper()
-	server := newRuntime(b)
+func pubsubBenchSetup(tb testing.TB, n int) *pubsubBench {
+	tb.Helper()
+	server := newRuntime(tb)
 	id, err := weida.GenerateIdentity()
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	binding, err := server.Listener().BindQUIC("127.0.0.1:0", id)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	pub, err := binding.Publisher("/bench-pubsub")
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	bench := &pubsubBench{pub: pub, delivered: make([]atomic.Uint64, n), progress: make(chan struct{}, 1)}
 	ctx, stop := context.WithCancel(context.Background())
 	var readers sync.WaitGroup
-	b.Cleanup(func() {
+	tb.Cleanup(func() {
 		stop()
 		readers.Wait()
 	})
 	for i := range n {
-		sub := newRuntime(b).Subscriber(weida.TrustByAddress())
-		if err := sub.Connect(b.Context(), binding.URL("/bench-pubsub")); err != nil {
-			b.Fatal(err)
+		sub := newRuntime(tb).Subscriber(weida.TrustByAddress())
+		if err := sub.Connect(tb.Context(), binding.URL("/bench-pubsub")); err != nil {
+			tb.Fatal(err)
 		}
-		if err := sub.Subscribe(b.Context(), "bench.#"); err != nil {
-			b.Fatal(err)
+		if err := sub.Subscribe(tb.Context(), "bench.#"); err != nil {
+			tb.Fatal(err)
 		}
 		readers.Add(1)
 		go func() {
@@ -110,28 +134,28 @@ func pubsubBenchSetup(b *testing.B, n int) *pubsubBench {
 			}
 		}()
 	}
-	bench.await(b, "the subscriptions", func() bool { return pub.SubscriberCount() == n })
+	bench.await(tb, "the subscriptions", func() bool { return pub.SubscriberCount() == n })
 	return bench
 }
 
 // pace waits until the slowest subscriber is less than pubsubBenchLag
 // publications behind; drops count as progress, so a lost copy cannot
 // stall the benchmark.
-func (p *pubsubBench) pace(b *testing.B, published uint64) {
+func (p *pubsubBench) pace(tb testing.TB, published uint64) {
 	for published >= p.slowest()+p.pub.Dropped()+pubsubBenchLag {
 		select {
 		case <-p.progress:
 		case <-time.After(10 * time.Millisecond): // a signal lost to the lossy channel
-		case <-b.Context().Done():
-			b.Fatal("canceled while pacing")
+		case <-tb.Context().Done():
+			tb.Fatal("canceled while pacing")
 		}
 	}
 }
 
 // awaitSettled waits until every subscriber received every publication,
 // a drop standing in for the copy it lost.
-func (p *pubsubBench) awaitSettled(b *testing.B, published uint64) {
-	p.await(b, "every copy to be delivered or dropped", func() bool {
+func (p *pubsubBench) awaitSettled(tb testing.TB, published uint64) {
+	p.await(tb, "every copy to be delivered or dropped", func() bool {
 		return p.deliveredTotal()+p.pub.Dropped() >= published*uint64(len(p.delivered))
 	})
 }
@@ -152,12 +176,12 @@ func (p *pubsubBench) deliveredTotal() uint64 {
 	return n
 }
 
-func (p *pubsubBench) await(b *testing.B, what string, cond func() bool) {
-	b.Helper()
+func (p *pubsubBench) await(tb testing.TB, what string, cond func() bool) {
+	tb.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for !cond() {
 		if time.Now().After(deadline) {
-			b.Fatalf("timed out waiting for %s", what)
+			tb.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(100 * time.Microsecond)
 	}

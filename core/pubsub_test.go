@@ -634,6 +634,9 @@ func TestPubSubGoroutinesReturnAfterShutdown(t *testing.T) {
 	}
 
 	client.Shutdown()
+	if _, _, err := sub.Recv(context.Background(), 64); !errors.Is(err, weida.ErrCanceled) {
+		t.Fatalf("recv after the runtime shut down: %v, want Canceled", err)
+	}
 	server.Shutdown()
 	deadline := time.Now().Add(10 * time.Second)
 	for runtime.NumGoroutine() > before {

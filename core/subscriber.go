@@ -34,6 +34,9 @@ func (rt *Runtime) Subscriber(trust Trust, opts ...EndpointOption) *Subscriber {
 		conns: make(map[*transport.Conn]struct{})}
 	s.d.inbound = s.q
 	s.d.onLive = s.announce
+	// Close and Runtime.Shutdown both end the dialer: a blocked Recv must
+	// learn it rather than wait for its context.
+	context.AfterFunc(s.d.ctx, s.q.close)
 	return s
 }
 
@@ -142,7 +145,7 @@ func (s *Subscriber) Close() error {
 	s.conns = nil
 	s.mu.Unlock()
 	s.d.close()
-	s.q.close()
+	s.q.close() // at once, rather than when the dialer's AfterFunc runs
 	return nil
 }
 

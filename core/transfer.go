@@ -104,33 +104,44 @@ func deliveryOutcome(err error) error {
 // IncomingMeta is what arrived with a transfer: its DATA header and the
 // peer the transport proved (never a header claim).
 type IncomingMeta struct {
-	h       wire.Data
+	h       *wire.Data // the stream's decoded header, shared and never written
 	peer    Fingerprint
 	hasPeer bool
 }
 
-func newIncomingMeta(c *transport.Conn, h wire.Data) IncomingMeta {
+// noHeader stands in for the header of a zero IncomingMeta.
+var noHeader wire.Data
+
+// hdr is the header, or an empty one for the zero value.
+func (m IncomingMeta) hdr() *wire.Data {
+	if m.h == nil {
+		return &noHeader
+	}
+	return m.h
+}
+
+func newIncomingMeta(c *transport.Conn, h *wire.Data) IncomingMeta {
 	fp, ok := c.Peer()
 	return IncomingMeta{h: h, peer: fp, hasPeer: ok}
 }
 
 // Endpoint is the path addressed; false on a reply half.
-func (m IncomingMeta) Endpoint() (string, bool) { return m.h.Endpoint.V, m.h.Endpoint.Ok }
+func (m IncomingMeta) Endpoint() (string, bool) { return m.hdr().Endpoint.V, m.hdr().Endpoint.Ok }
 
 // ContentLen is the sender's advisory payload length.
-func (m IncomingMeta) ContentLen() (uint64, bool) { return m.h.ContentLen.V, m.h.ContentLen.Ok }
+func (m IncomingMeta) ContentLen() (uint64, bool) { return m.hdr().ContentLen.V, m.hdr().ContentLen.Ok }
 
 // ContentType is the sender's media-type label.
-func (m IncomingMeta) ContentType() (string, bool) { return m.h.ContentType.V, m.h.ContentType.Ok }
+func (m IncomingMeta) ContentType() (string, bool) { return m.hdr().ContentType.V, m.hdr().ContentType.Ok }
 
 // Topic is the topic of a fan-out copy.
-func (m IncomingMeta) Topic() (string, bool) { return m.h.Topic.V, m.h.Topic.Ok }
+func (m IncomingMeta) Topic() (string, bool) { return m.hdr().Topic.V, m.hdr().Topic.Ok }
 
 // Traceparent is the W3C trace context the sender supplied.
-func (m IncomingMeta) Traceparent() (string, bool) { return m.h.Traceparent.V, m.h.Traceparent.Ok }
+func (m IncomingMeta) Traceparent() (string, bool) { return m.hdr().Traceparent.V, m.hdr().Traceparent.Ok }
 
 // Tracestate is the W3C tracestate the sender supplied.
-func (m IncomingMeta) Tracestate() (string, bool) { return m.h.Tracestate.V, m.h.Tracestate.Ok }
+func (m IncomingMeta) Tracestate() (string, bool) { return m.hdr().Tracestate.V, m.hdr().Tracestate.Ok }
 
 // Peer is the key the peer proved in the handshake; false for an anonymous
 // client.
@@ -145,7 +156,7 @@ type IncomingTransfer struct {
 }
 
 func newIncomingTransfer(in *transport.InStream) *IncomingTransfer {
-	return &IncomingTransfer{in: in, meta: newIncomingMeta(in.Conn(), in.Header)}
+	return &IncomingTransfer{in: in, meta: newIncomingMeta(in.Conn(), &in.Header)}
 }
 
 // Meta is the transfer's header and proved peer.

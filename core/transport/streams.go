@@ -45,6 +45,10 @@ type OutStream struct {
 // so both leave in one stream write (one STREAM frame for small messages).
 const coalesceMax = 16 << 10
 
+// coalesceBuffers hold header + first write; quic-go copies what it keeps,
+// so a buffer is reusable once Write returns.
+var coalesceBuffers = sync.Pool{New: func() any { b := make([]byte, 0, coalesceMax+wire.MaxPreambleLen+256); return &b }}
+
 type outState uint8
 
 const (
@@ -75,7 +79,11 @@ func (o *OutStream) Write(p []byte) (int, error) {
 	if hdr := o.pending; hdr != nil {
 		o.pending = nil
 		if len(p) <= coalesceMax {
-			n, err := o.write(append(hdr, p...))
+			bp := coalesceBuffers.Get().(*[]byte)
+			buf := append(append((*bp)[:0], hdr...), p...)
+			n, err := o.write(buf)
+			*bp = buf
+			coalesceBuffers.Put(bp)
 			return max(n-len(hdr), 0), err
 		}
 		if _, err := o.write(hdr); err != nil {
