@@ -46,7 +46,7 @@ func wrapInbound(it inbound) Incoming {
 	if it.ex != nil {
 		return newIncomingExchange(it.ex)
 	}
-	return newIncomingTransfer(it.data)
+	return it.transfer()
 }
 
 // Close unregisters the path; queued items are refused UNKNOWN_ENDPOINT and

@@ -23,7 +23,9 @@ type Config struct {
 	Limits Limits
 	// Guarantees is offered and required on every connection (one set per
 	// runtime in v0). The zero value is core. Levels this runtime cannot
-	// honour are refused by NewRuntime, never silently weakened.
+	// honour are refused by NewRuntime, never silently weakened; it honours
+	// PerProducer ordering (detect or reassemble) and Bounded deduplication
+	// beyond core. A peer that does not offer them fails the handshake.
 	Guarantees GuaranteeSet
 	// MaxConnections bounds accepted connections per binding (default 1024).
 	MaxConnections int
@@ -71,8 +73,11 @@ const (
 // DefaultEndpointQueue is the default accept-queue depth per path.
 const DefaultEndpointQueue = 256
 
-// runtimeCapabilities is what this build can honour today.
-var runtimeCapabilities = guarantee.Capabilities{}
+// runtimeCapabilities is what this build can honour beyond core:
+// PerProducer ordering in both modes and Bounded deduplication
+// (sequence.go, seqreceive.go, dedup.go). Stable producer naming stays
+// refused: it needs an L2 supplier (decision 0008).
+var runtimeCapabilities = guarantee.Capabilities{Ordering: true, Deduplication: true}
 
 func (c Config) validate() (Config, error) {
 	if err := c.Guarantees.Validate(); err != nil {

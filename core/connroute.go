@@ -14,6 +14,7 @@ import (
 // copies, a dialling Paired's inbound transfers. Without a claim everything
 // is refused UNKNOWN_ENDPOINT.
 type connRouter struct {
+	rt    *Runtime // whose sequencing and dedup counters the connection feeds
 	mu    sync.Mutex
 	route route
 }
@@ -49,7 +50,7 @@ func (cr *connRouter) find(c *transport.Conn, path string) route {
 
 // Data implements transport.Handler.
 func (cr *connRouter) Data(c *transport.Conn, in *transport.InStream) {
-	dispatchData(cr.find(c, in.Header.Endpoint.V), in)
+	dispatchData(cr.rt, cr.find(c, in.Header.Endpoint.V), in)
 }
 
 // Exchange implements transport.Handler.
@@ -61,10 +62,12 @@ func (cr *connRouter) Exchange(c *transport.Conn, ex *transport.Exchange) {
 // publishers or queues, so it may ignore these frames (§8.4.2).
 func (cr *connRouter) Control(*transport.Conn, wire.Kind, *wire.Subscribe, *wire.Credit) {}
 
-// Cursor implements transport.Handler (no report ids handed out yet).
-func (cr *connRouter) Cursor(_ *transport.Conn, _ wire.CursorHead, s *transport.CursorStream) {
-	s.Stop(wire.CodeCanceled)
+// Cursor implements transport.Handler: the report the stream names on its
+// connection reads it; an unknown report_id is stopped CANCELED (cursors.go).
+func (cr *connRouter) Cursor(c *transport.Conn, head wire.CursorHead, s *transport.CursorStream) {
+	serveCursor(c, head, s)
 }
 
-// Closed implements transport.Handler; slots watch their connections.
-func (cr *connRouter) Closed(*transport.Conn, error) {}
+// Closed implements transport.Handler; slots watch their connections, and
+// the connection's sequencing state goes with it.
+func (cr *connRouter) Closed(c *transport.Conn, _ error) { seqForget(c) }

@@ -62,10 +62,14 @@ func newCopyWriter(conn *transport.Conn, maxQueue int, maxBytes int64, onDrop fu
 	return w
 }
 
-// offer queues a copy, or says why it was dropped. It never blocks.
+// offer queues a copy, or says why it was dropped. It never blocks. The
+// copy is numbered first, when the connection agreed on sequencing, so a
+// dropped copy leaves a hole its peer sees as missed (sequence.go); under
+// the lock, so numbers follow the queue's order.
 func (w *copyWriter) offer(h wire.Data, payload []byte) DropCause {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	seqNumber(w.conn, &h)
 	switch {
 	case w.closed:
 		return DropWire

@@ -24,14 +24,21 @@ func newIncomingExchange(ex *transport.Exchange) *IncomingExchange {
 func (e *IncomingExchange) Request() *IncomingTransfer { return e.req }
 
 // Reply opens the reply half. Write the reply and Finish it. A second answer
-// fails with NoReply.
+// fails with NoReply. meta.Report may order a report on the reply: the
+// requester then reports toward this side on a stream of its own, and the
+// reply half still carries exactly one DATA frame (PROTOCOL.md §8.3.5).
 func (e *IncomingExchange) Reply(meta TransferMeta) (*OutgoingTransfer, error) {
 	h := meta.header("")
-	out, err := e.ex.Reply(&h)
+	report, err := orderReport(e.ex.Conn(), meta.Report, &h)
 	if err != nil {
 		return nil, err
 	}
-	return &OutgoingTransfer{out: out}, nil
+	out, err := e.ex.Reply(&h)
+	if err != nil {
+		report.cancel()
+		return nil, err
+	}
+	return newOutgoingTransfer(out, report), nil
 }
 
 // Refuse answers with ERROR REJECTED; the requester sees Rejected.
@@ -79,12 +86,18 @@ func (r *ReplyStream) Close() error {
 	return nil
 }
 
-// openExchange opens an exchange on c to c's dialled path.
+// openExchange opens an exchange on c to c's dialled path, with the report
+// meta orders on the request, if any.
 func openExchange(ctx context.Context, c *transport.Conn, meta TransferMeta) (*OutgoingTransfer, *ReplyStream, error) {
 	h := meta.header(c.Path())
-	out, reply, err := c.OpenBi(ctx, &h)
+	report, err := orderReport(c, meta.Report, &h)
 	if err != nil {
 		return nil, nil, err
 	}
-	return &OutgoingTransfer{out: out}, &ReplyStream{half: reply}, nil
+	out, reply, err := c.OpenBi(ctx, &h)
+	if err != nil {
+		report.cancel()
+		return nil, nil, err
+	}
+	return newOutgoingTransfer(out, report), &ReplyStream{half: reply}, nil
 }

@@ -17,7 +17,8 @@ type Listener struct {
 	rt     *Runtime
 	mu     sync.RWMutex
 	routes map[string]route
-	subs   subscriptions // SUBSCRIBE state of accepted connections (subscriptions.go)
+	subs   subscriptions  // SUBSCRIBE state of accepted connections (subscriptions.go)
+	failed negotiationLog // accepted connections that failed negotiation (negotiation.go)
 }
 
 func newListener(rt *Runtime) *Listener {
@@ -37,8 +38,9 @@ type route interface {
 
 // inbound is one accepted stream: a one-way transfer or an exchange.
 type inbound struct {
-	data *transport.InStream
-	ex   *transport.Exchange
+	data  *transport.InStream
+	ex    *transport.Exchange
+	order seqMark // what sequencing found for a one-way transfer (seqreceive.go)
 }
 
 func (in inbound) conn() *transport.Conn {
@@ -95,7 +97,7 @@ type router struct{ l *Listener }
 
 // Data implements transport.Handler.
 func (rt router) Data(_ *transport.Conn, in *transport.InStream) {
-	dispatchData(rt.l.lookup(in.Header.Endpoint.V), in)
+	dispatchData(rt.l.rt, rt.l.lookup(in.Header.Endpoint.V), in)
 }
 
 // Exchange implements transport.Handler.
@@ -109,24 +111,29 @@ func (rt router) Control(c *transport.Conn, kind wire.Kind, sub *wire.Subscribe,
 	rt.l.control(c, kind, sub, credit)
 }
 
-// Cursor implements transport.Handler: no report_id was handed out, so the
-// stream is stopped with CANCELED and nothing is allocated (§8.6.2 rule 3).
-func (rt router) Cursor(_ *transport.Conn, _ wire.CursorHead, s *transport.CursorStream) {
-	s.Stop(wire.CodeCanceled)
+// Cursor implements transport.Handler: the report the stream names on its
+// connection reads it; an unknown report_id is stopped CANCELED (cursors.go).
+func (rt router) Cursor(c *transport.Conn, head wire.CursorHead, s *transport.CursorStream) {
+	serveCursor(c, head, s)
 }
 
 // Closed implements transport.Handler.
-func (rt router) Closed(c *transport.Conn, _ error) { rt.l.connClosed(c) }
+func (rt router) Closed(c *transport.Conn, err error) {
+	rt.l.connClosed(c)
+	rt.l.failed.note(c, err)
+	seqForget(c)
+}
 
-// dispatchData queues a one-way transfer at r or refuses it.
-func dispatchData(r route, in *transport.InStream) {
+// dispatchData queues a one-way transfer at r, through the sequencing and
+// deduplication its connection agreed on (owner.deliverData), or refuses it.
+func dispatchData(owner *Runtime, r route, in *transport.InStream) {
 	switch {
 	case r == nil:
 		in.Refuse(wire.CodeUnknownEndpoint)
 	case !r.acceptsData():
 		in.Refuse(wire.CodeUnsupported)
-	case !r.enqueue(inbound{data: in}):
-		in.Refuse(wire.CodeUnknownEndpoint)
+	default:
+		owner.deliverData(r, in)
 	}
 }
 

@@ -74,15 +74,33 @@ func (p *Paired) Send(ctx context.Context, payload []byte) error {
 	return p.side.send(ctx, payload, TransferMeta{})
 }
 
-// SendWith is Send with a DATA header saying meta.
+// SendWith is Send with a DATA header saying meta. It hands back no
+// Cursors, so a meta that orders a report fails with Runtime: use
+// SendReporting.
 func (p *Paired) SendWith(ctx context.Context, meta TransferMeta, payload []byte) error {
+	if err := refuseReportOrder(meta); err != nil {
+		return err
+	}
 	return p.side.send(ctx, payload, meta)
+}
+
+// SendReporting writes payload as one transfer that orders a report from
+// the other end, and returns its Cursors (nil for an empty order); see
+// Pusher.SendReporting. It waits for the connection as Open does (no
+// outbox), and a bad order fails with Protocol before anything is sent.
+func (p *Paired) SendReporting(ctx context.Context, payload []byte, order ReportOrder) (*Cursors, error) {
+	return sendReporting(ctx, payload, order, func(meta TransferMeta) (*OutgoingTransfer, error) {
+		return p.side.open(ctx, meta)
+	})
 }
 
 // Open opens a streamed transfer to the other end; write it, then Finish or
 // Cancel. It waits for a connection as Send does (the dialling end also
 // bounded by Config.SendTimeout); nothing is held in the outbox.
 func (p *Paired) Open(ctx context.Context, meta TransferMeta) (*OutgoingTransfer, error) {
+	if err := checkReportOrder(meta); err != nil { // cursors: refused before any wait
+		return nil, err
+	}
 	return p.side.open(ctx, meta)
 }
 
@@ -94,6 +112,16 @@ func (p *Paired) Recv(ctx context.Context, maxBytes int64) ([]byte, IncomingMeta
 	return pairCollectNext(ctx, p.inbox, maxBytes)
 }
 
+// RecvReporting is Recv that also hands over the Reporter of the report
+// the other end ordered, or nil when it ordered none.
+func (p *Paired) RecvReporting(ctx context.Context, maxBytes int64) ([]byte, IncomingMeta, *Reporter, error) {
+	t, body, err := collectNext(ctx, p.inbox, maxBytes)
+	if err != nil {
+		return nil, IncomingMeta{}, nil, err
+	}
+	return body, t.Meta(), t.Reporter(), nil
+}
+
 // RecvStream waits for the other end's next transfer and hands it over
 // unread; read it and Close it.
 func (p *Paired) RecvStream(ctx context.Context) (*IncomingTransfer, error) {
@@ -101,7 +129,7 @@ func (p *Paired) RecvStream(ctx context.Context) (*IncomingTransfer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newIncomingTransfer(it.data), nil
+	return it.transfer(), nil
 }
 
 // Path is the bound end's registered path, or the path the dialling end
@@ -130,19 +158,29 @@ func (p *Paired) Close() error {
 // pairCollectNext takes q's next one-way transfer and reads it whole under
 // the ceiling maxBytes; when ctx ends mid-read the transfer is refused.
 func pairCollectNext(ctx context.Context, q *queueRoute, maxBytes int64) ([]byte, IncomingMeta, error) {
-	if maxBytes < 0 {
-		return nil, IncomingMeta{}, errs.New(errs.KindRuntime, "recv: maxBytes must not be negative, got %d", maxBytes)
-	}
-	it, err := q.next(ctx)
-	if err != nil {
-		return nil, IncomingMeta{}, err
-	}
-	t := newIncomingTransfer(it.data)
-	body, err := pullCollect(ctx, t, maxBytes)
+	t, body, err := collectNext(ctx, q, maxBytes)
 	if err != nil {
 		return nil, IncomingMeta{}, err
 	}
 	return body, t.Meta(), nil
+}
+
+// collectNext is pairCollectNext that also returns the transfer, for the
+// receives that hand out its Reporter.
+func collectNext(ctx context.Context, q *queueRoute, maxBytes int64) (*IncomingTransfer, []byte, error) {
+	if maxBytes < 0 {
+		return nil, nil, errs.New(errs.KindRuntime, "recv: maxBytes must not be negative, got %d", maxBytes)
+	}
+	it, err := q.next(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	t := it.transfer()
+	body, err := pullCollect(ctx, t, maxBytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	return t, body, nil
 }
 
 // pairDialling is the end that dials: a dialer with one slot and an outbox.
@@ -242,12 +280,7 @@ func (s *pairBound) open(ctx context.Context, meta TransferMeta) (*OutgoingTrans
 	if err != nil {
 		return nil, err
 	}
-	h := meta.header(s.at)
-	out, err := c.OpenUni(ctx, &h)
-	if err != nil {
-		return nil, err
-	}
-	return &OutgoingTransfer{out: out}, nil
+	return openTransferAt(ctx, c, s.at, meta)
 }
 
 func (s *pairBound) path() string { return s.at }

@@ -34,6 +34,9 @@ func (p *Peer) Events() *PeerEvents { return p.d.events.subscribe() }
 // every connection down it waits for a redial (bounded by ctx and
 // Config.SendTimeout).
 func (p *Peer) Open(ctx context.Context, meta TransferMeta) (*OutgoingTransfer, error) {
+	if err := checkReportOrder(meta); err != nil { // cursors: refused before any wait
+		return nil, err
+	}
 	c, err := p.d.live(ctx)
 	if err != nil {
 		return nil, err
@@ -45,6 +48,9 @@ func (p *Peer) Open(ctx context.Context, meta TransferMeta) (*OutgoingTransfer, 
 // Finish it, and read the reply from the ReplyStream (concurrently for
 // large requests: both halves stream at once).
 func (p *Peer) OpenBi(ctx context.Context, meta TransferMeta) (*OutgoingTransfer, *ReplyStream, error) {
+	if err := checkReportOrder(meta); err != nil { // cursors: refused before any wait
+		return nil, nil, err
+	}
 	c, err := p.d.live(ctx)
 	if err != nil {
 		return nil, nil, err

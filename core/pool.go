@@ -43,7 +43,7 @@ func (rt *Runtime) acquire(ctx context.Context, addr Address, trust Trust, id *I
 	}
 	rt.mu.Unlock()
 
-	router := &connRouter{}
+	router := &connRouter{rt: rt}
 	conn, err := transport.Dial(ctx, addr, trust, id, rt.tcfg, router)
 	if err != nil {
 		return nil, err

@@ -15,6 +15,8 @@ import (
 // its own stream, filtered here so a topic nobody wants never crosses the
 // network. Nothing waits for a subscriber: a copy that does not fit a
 // subscriber's bounds is dropped for that subscriber alone and counted.
+// Where PerProducer ordering was agreed, each copy is numbered before it
+// may be dropped, so the subscriber sees the drop as Missed (sequence.go).
 // Inbound transfers and exchanges at the path are refused Unsupported.
 type Publisher struct {
 	l      *Listener
@@ -107,7 +109,9 @@ func (p *Publisher) OpenWith(topic string, meta TransferMeta) (*FanOut, error) {
 	}
 	f := &FanOut{p: p, topic: topic}
 	p.l.subs.eachMatch(p.path, topic, func(c *transport.Conn) {
-		cp := newFanoutCopy(f, c, p.writerLocked(c), h)
+		numbered := h
+		seqNumber(c, &numbered) // before the copy can be lost, as Publish does (copywriter.go)
+		cp := newFanoutCopy(f, c, p.writerLocked(c), numbered)
 		p.copies[cp] = struct{}{}
 		f.copies = append(f.copies, cp)
 		go cp.run()

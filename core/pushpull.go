@@ -52,9 +52,32 @@ func (p *Pusher) Send(ctx context.Context, payload []byte) error {
 	return p.box.send(ctx, payload, TransferMeta{})
 }
 
-// SendWith is Send with the message's meta.
+// SendWith is Send with the message's meta. It hands back no Cursors, so
+// a meta that orders a report fails with Runtime: use SendReporting.
 func (p *Pusher) SendWith(ctx context.Context, meta TransferMeta, payload []byte) error {
+	if err := refuseReportOrder(meta); err != nil {
+		return err
+	}
 	return p.box.send(ctx, payload, meta)
+}
+
+// SendReporting pushes payload as one message that orders a report from
+// its puller (cursors, decision 0023): the Cursors show how far the puller
+// says the payload got, per ordered level — e.g. Processed once its
+// application handled it — with no exchange and no reply. An empty order
+// orders nothing and returns nil Cursors. A bad order (a reserved level, a
+// mode other than Progress or FinalOnly, more than 16 levels) fails with
+// Protocol before anything is sent.
+//
+// Unlike Send it bypasses the outbox, since the report belongs to the
+// connection the message travels: with every connection down it waits for
+// a redial, bounded by ctx and Config.SendTimeout. It returns once the
+// payload is written with its FIN queued; ctx ending before that resets
+// the message.
+func (p *Pusher) SendReporting(ctx context.Context, payload []byte, order ReportOrder) (*Cursors, error) {
+	return sendReporting(ctx, payload, order, func(meta TransferMeta) (*OutgoingTransfer, error) {
+		return p.Open(ctx, meta)
+	})
 }
 
 // Open opens one message as a stream on the next live connection: write
@@ -62,6 +85,9 @@ func (p *Pusher) SendWith(ctx context.Context, meta TransferMeta, payload []byte
 // bypasses the outbox: with every connection down it waits for a redial,
 // bounded by ctx and Config.SendTimeout.
 func (p *Pusher) Open(ctx context.Context, meta TransferMeta) (*OutgoingTransfer, error) {
+	if err := checkReportOrder(meta); err != nil { // cursors: refused before any wait
+		return nil, err
+	}
 	c, err := p.d.live(ctx)
 	if err != nil {
 		return nil, err
@@ -137,11 +163,19 @@ func (p *Puller) RecvStream(ctx context.Context) (*IncomingTransfer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newIncomingTransfer(it.data), nil
+	return it.transfer(), nil
 }
 
-// RecvReporting (a receive that hands back the cursor Reporter the sender
-// asked for, SURFACE.md §2.3) belongs here, beside Recv, once cursors land.
+// RecvReporting is Recv that also hands over the Reporter of the report
+// the pusher ordered, or nil when it ordered none. Report through it once
+// the message is handled (e.g. Processed at its length), then Finish it.
+func (p *Puller) RecvReporting(ctx context.Context, maxBytes int64) ([]byte, IncomingMeta, *Reporter, error) {
+	t, body, err := collectNext(ctx, p.q, maxBytes)
+	if err != nil {
+		return nil, IncomingMeta{}, nil, err
+	}
+	return body, t.Meta(), t.Reporter(), nil
+}
 
 // Close unregisters the path; queued messages are refused UNKNOWN_ENDPOINT
 // and blocked Recv calls return Canceled.

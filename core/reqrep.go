@@ -43,6 +43,9 @@ func (r *Requester) Events() *PeerEvents { return r.d.events.subscribe() }
 // stream at once. With no slot it fails NotConnected at once; with every
 // slot down it waits for a redial (bounded by ctx and Config.SendTimeout).
 func (r *Requester) Open(ctx context.Context, meta TransferMeta) (*OutgoingTransfer, *ReplyStream, error) {
+	if err := checkReportOrder(meta); err != nil { // cursors: refused before any wait
+		return nil, nil, err
+	}
 	c, err := r.d.live(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -66,12 +69,17 @@ func (r *Requester) Request(ctx context.Context, payload []byte, maxReplyBytes i
 // before the request's FIN is ConnectionLost (definite); lost after it,
 // before the whole reply, is Indeterminate; a replier that resets its reply
 // is Canceled; a reply above maxReplyBytes is LimitExceeded, and its half is
-// stopped so the replier's writes fail. When ctx ends both halves are
-// reset and the result is Canceled. A complete reply ends the exchange: a
-// request the replier did not read to its end is then canceled.
+// stopped so the replier's writes fail. A meta that orders a report fails
+// with Runtime (no Cursors come back): order one through Open. When ctx
+// ends both halves are reset and the result is Canceled. A complete reply
+// ends the exchange: a request the replier did not read to its end is then
+// canceled.
 func (r *Requester) RequestWith(ctx context.Context, meta TransferMeta, payload []byte, maxReplyBytes int64) ([]byte, IncomingMeta, error) {
 	if maxReplyBytes < 0 {
 		return nil, IncomingMeta{}, errs.New(errs.KindRuntime, "request: maxReplyBytes must not be negative, got %d", maxReplyBytes)
+	}
+	if err := refuseReportOrder(meta); err != nil { // no Cursors come back: order through Open
+		return nil, IncomingMeta{}, err
 	}
 	out, reply, err := r.Open(ctx, meta)
 	if err != nil {

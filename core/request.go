@@ -27,6 +27,11 @@ func (r *Request) Payload() []byte { return r.payload }
 // Meta is the request's header and the requester's proved key.
 func (r *Request) Meta() IncomingMeta { return r.meta }
 
+// Reporter answers the report the requester ordered on its request (for
+// example Processed once the work is done, before or without the reply);
+// nil when it ordered none. The reply is still the exchange's one answer.
+func (r *Request) Reporter() *Reporter { return r.ex.Request().Reporter() }
+
 // Reply answers with payload as the whole reply, FIN included. It returns
 // once the reply is written; it waits for no receipt. The reply carries the
 // request's trace context. When the requester abandoned the reply the write

@@ -22,6 +22,8 @@ type Runtime struct {
 	pool     map[poolKey]*pooledConn
 	outboxes map[*outbox]struct{}
 	dialers  map[*dialer]struct{}
+
+	dedup dedupState // suppressed repeats and the window's clock (dedup.go)
 }
 
 // NewRuntime validates cfg (refusing guarantee levels it cannot honour) and

@@ -15,8 +15,10 @@ import (
 // its filters, and receives the copies they send from one bounded queue
 // (endpoint_queue) over all of them. Filters are its own state: they are
 // sent on every connection and re-sent on every redial, where a re-sent
-// subscription is a new one (a gap, not a resumption). Nothing tells a
-// subscriber what it missed while slow or disconnected.
+// subscription is a new one (a gap, not a resumption). Under core nothing
+// tells a subscriber what it missed while slow; with PerProducer ordering
+// agreed (Config.Guarantees), a copy the publisher dropped for it shows up as
+// Missed on the next copy's meta (or on the copy reassembly lets go early).
 type Subscriber struct {
 	d *dialer
 	q *queueRoute
@@ -126,7 +128,7 @@ func (s *Subscriber) RecvStream(ctx context.Context) (*IncomingTransfer, error) 
 	if err != nil {
 		return nil, err
 	}
-	return newIncomingTransfer(it.data), nil
+	return it.transfer(), nil
 }
 
 // PeerCount is the number of live publisher connections; it is the only

@@ -3,7 +3,9 @@ package weida
 import (
 	"context"
 	"io"
+	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/weida-go/weida/core/errs"
 	"github.com/weida-go/weida/core/transport"
@@ -20,8 +22,20 @@ type TransferMeta struct {
 	HasContentLen bool
 	Traceparent   string // W3C traceparent, only when the application has one
 	Tracestate    string // W3C tracestate, forwarded unmodified
+	// Report orders a report from the receiver (see ReportOrder); the
+	// transfer's Cursors show it. Honoured where a transfer is opened
+	// (Open, OpenBi, a reply, SendReporting); SendWith and RequestWith hand
+	// back no Cursors and refuse an order.
+	Report ReportOrder
+	// Producer names the message's producer when it is not this side (a
+	// relay sending for another peer), in DATA key 7: a claim the receiver
+	// may not authorize on. Numbering then runs per producer and scope. The
+	// zero value names nobody: the producer is this side, proved by its key.
+	Producer Fingerprint
 }
 
+// header builds the DATA header. The report order (keys 9-11) is written
+// by orderReport, because its id comes from the transfer's connection.
 func (m TransferMeta) header(endpoint string) wire.Data {
 	var d wire.Data
 	if endpoint != "" {
@@ -39,6 +53,9 @@ func (m TransferMeta) header(endpoint string) wire.Data {
 	if m.Tracestate != "" {
 		d.Tracestate = wire.Some(m.Tracestate)
 	}
+	if m.Producer != (Fingerprint{}) {
+		d.Producer = wire.Some([wire.ProducerLen]byte(m.Producer))
+	}
 	return d
 }
 
@@ -48,7 +65,24 @@ func (m TransferMeta) header(endpoint string) wire.Data {
 // unfinished transfer without Cancel leaves its stream open: always Finish
 // or Cancel.
 type OutgoingTransfer struct {
-	out *transport.OutStream
+	out    *transport.OutStream
+	report atomic.Pointer[reportFeed] // the ordered report, until Cursors takes it
+}
+
+// newOutgoingTransfer wraps out; report is its ordered report, or nil.
+func newOutgoingTransfer(out *transport.OutStream, report *reportFeed) *OutgoingTransfer {
+	t := &OutgoingTransfer{out: out}
+	t.report.Store(report)
+	return t
+}
+
+// Cursors hands out the view of the report this transfer ordered, once;
+// later calls, and a transfer that ordered nothing, return nil.
+func (t *OutgoingTransfer) Cursors() *Cursors {
+	if f := t.report.Swap(nil); f != nil {
+		return &Cursors{f: f}
+	}
+	return nil
 }
 
 // Write writes payload bytes. A refusal by the peer surfaces here as a typed
@@ -107,6 +141,7 @@ type IncomingMeta struct {
 	h       *wire.Data // the stream's decoded header, shared and never written
 	peer    Fingerprint
 	hasPeer bool
+	order   seqMark // what sequencing found (seqreceive.go)
 }
 
 // noHeader stands in for the header of a zero IncomingMeta.
@@ -143,9 +178,42 @@ func (m IncomingMeta) Traceparent() (string, bool) { return m.hdr().Traceparent.
 // Tracestate is the W3C tracestate the sender supplied.
 func (m IncomingMeta) Tracestate() (string, bool) { return m.hdr().Tracestate.V, m.hdr().Tracestate.Ok }
 
+// Report is the report the sender ordered (levels ascending, and the
+// mode); false when it ordered nothing. The transfer's Reporter answers it.
+func (m IncomingMeta) Report() (ReportOrder, bool) {
+	h := m.hdr()
+	if !h.ReportID.Ok || len(h.Report) == 0 {
+		return ReportOrder{}, false
+	}
+	return ReportOrder{Levels: slices.Clone(h.Report), Mode: ReportMode(h.ReportMode)}, true
+}
+
+// ReportID is the id the sender allocated for its report on the
+// connection; false when it ordered nothing.
+func (m IncomingMeta) ReportID() (uint64, bool) { return m.hdr().ReportID.V, m.hdr().ReportID.Ok }
+
 // Peer is the key the peer proved in the handshake; false for an anonymous
 // client.
 func (m IncomingMeta) Peer() (Fingerprint, bool) { return m.peer, m.hasPeer }
+
+// Sequence is the transfer's number in its producer's sequence for its
+// topic, else its path (DATA key 6). False when the connection agreed on
+// neither PerProducer ordering nor Bounded deduplication (the key is then
+// ignored), for an unnumbered transfer, and for an exchange.
+func (m IncomingMeta) Sequence() (uint64, bool) { return m.order.sequence, m.order.numbered }
+
+// Missed is how many of the producer's numbers just before this transfer
+// never arrived: the gap PerProducer(detect) reports with the next arrival,
+// or the one PerProducer(reassemble) skipped when its hold was full. A
+// publisher's dropped copy shows up here. False when nothing was missed.
+func (m IncomingMeta) Missed() (uint64, bool) { return m.order.missed, m.order.missed > 0 }
+
+// Producer is the producer the sender named in DATA key 7, one that is not
+// the connection peer (a relay sending for someone else). It is a claim,
+// never a proof: authorize on Peer. False when absent: the producer is the peer.
+func (m IncomingMeta) Producer() (Fingerprint, bool) {
+	return Fingerprint(m.hdr().Producer.V), m.hdr().Producer.Ok
+}
 
 // IncomingTransfer is one inbound stream half: an io.Reader of the payload.
 // Close it when done; closing before EOF refuses the rest (STOP_SENDING
@@ -153,6 +221,9 @@ func (m IncomingMeta) Peer() (Fingerprint, bool) { return m.peer, m.hasPeer }
 type IncomingTransfer struct {
 	in   *transport.InStream
 	meta IncomingMeta
+
+	reporterOnce sync.Once
+	reporter     *Reporter
 }
 
 func newIncomingTransfer(in *transport.InStream) *IncomingTransfer {
@@ -161,6 +232,13 @@ func newIncomingTransfer(in *transport.InStream) *IncomingTransfer {
 
 // Meta is the transfer's header and proved peer.
 func (t *IncomingTransfer) Meta() IncomingMeta { return t.meta }
+
+// Reporter answers the report the sender ordered; nil when it ordered
+// nothing. Every call returns the same Reporter.
+func (t *IncomingTransfer) Reporter() *Reporter {
+	t.reporterOnce.Do(func() { t.reporter = newReporter(t.in.Conn(), &t.in.Header) })
+	return t.reporter
+}
 
 // Read reads payload; io.EOF marks the sender's FIN. A sender's reset is
 // Canceled, never EOF.
@@ -225,10 +303,22 @@ func (t *IncomingTransfer) Close() error {
 
 // openTransfer opens a one-way transfer on c to c's dialled path.
 func openTransfer(ctx context.Context, c *transport.Conn, meta TransferMeta) (*OutgoingTransfer, error) {
-	h := meta.header(c.Path())
-	out, err := c.OpenUni(ctx, &h)
+	return openTransferAt(ctx, c, c.Path(), meta)
+}
+
+// openTransferAt opens a one-way transfer on c addressed to path, with the
+// report meta orders, if any.
+func openTransferAt(ctx context.Context, c *transport.Conn, path string, meta TransferMeta) (*OutgoingTransfer, error) {
+	h := meta.header(path)
+	report, err := orderReport(c, meta.Report, &h)
 	if err != nil {
 		return nil, err
 	}
-	return &OutgoingTransfer{out: out}, nil
+	seqNumber(c, &h)
+	out, err := c.OpenUni(ctx, &h)
+	if err != nil {
+		report.cancel()
+		return nil, err
+	}
+	return newOutgoingTransfer(out, report), nil
 }

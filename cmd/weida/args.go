@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	weida "github.com/weida-go/weida/core"
 )
@@ -37,6 +38,11 @@ type invocation struct {
 	url   string
 	file  string            // the payload file; empty means stdin
 	given map[string]string // option name to value ("" for a flag)
+	// drainDeadline is the one deadline by which the process's ending is
+	// over (SURFACE.md §1.7): serve spends part of it letting the work in
+	// hand finish, the drain the rest. It is fixed at its first call, and
+	// runVerb sets it before the verb runs.
+	drainDeadline func() time.Time
 }
 
 // value returns the operand of o, when o was given.

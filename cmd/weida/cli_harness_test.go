@@ -1,27 +1,25 @@
 package main
 
-// The harness of cli_test.go: it builds the binary once and runs it as a
-// subprocess, as a shell user does.
+// The harness of the CLI tests: it builds the binary once and runs it as a
+// subprocess, as a shell user does, reading its output as it comes so a
+// test can wait for a line instead of sleeping.
 
 import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
-
-	weida "github.com/weida-go/weida/core"
 )
 
 // binaryBuildFlags are extra `go build` flags for the binary under test.
@@ -33,7 +31,7 @@ var weidaBinary string
 // Bounds that turn a hang into a failure; nothing waits on them to sync.
 const (
 	commandTimeout = 60 * time.Second
-	addressTimeout = 20 * time.Second
+	lineTimeout    = 20 * time.Second
 )
 
 // TestMain builds the binary once for every test.
@@ -75,82 +73,139 @@ func runWeida(t *testing.T, stdin []byte, args ...string) result {
 	if ctx.Err() != nil {
 		t.Fatalf("weida %q did not finish within %v; stderr:\n%s", args, commandTimeout, stderr.String())
 	}
-	code := 0
+	return result{code: exitStatus(t, args, err), stdout: stdout.Bytes(), stderr: stderr.String()}
+}
+
+// exitStatus is the status a process that ended with err exited with.
+func exitStatus(t *testing.T, args []string, err error) int {
+	t.Helper()
 	var exitErr *exec.ExitError
 	switch {
 	case errors.As(err, &exitErr):
-		code = exitErr.ExitCode()
+		return exitErr.ExitCode()
 	case err != nil:
 		t.Fatalf("weida %q: %v", args, err)
 	}
-	return result{code: code, stdout: stdout.Bytes(), stderr: stderr.String()}
+	return 0
 }
 
-// server is a running `weida serve`.
-type server struct {
+// proc is a weida process running beside the test: a serve, or a sub.
+type proc struct {
+	args   []string
 	cmd    *exec.Cmd
-	addr   string        // the address line it printed, without the newline
-	stdout *bufio.Reader // what follows the address line
-	stderr bytes.Buffer  // read only after stop
-	done   bool
+	stdin  io.WriteCloser // nil unless started fed
+	stdout *bufio.Reader
+	stderr *lineLog
+	read   int    // stderr lines expectLine has consumed
+	addr   string // serve's address line, without the newline
+	ended  bool
 }
 
-// startServe runs `weida serve args...` and waits for its address line.
-// The process is killed when the test ends, unless stop ended it first.
-func startServe(t *testing.T, args ...string) *server {
+// startWeida runs weida with args in the background. A fed process gets a
+// pipe as stdin (proc.stdin); any other reads an empty stdin. The process
+// is killed when the test ends, unless it ended first.
+func startWeida(t *testing.T, fed bool, args ...string) *proc {
 	t.Helper()
-	s := &server{cmd: exec.Command(weidaBinary, append([]string{"serve"}, args...)...)}
-	s.cmd.Stderr = &s.stderr
-	pipe, err := s.cmd.StdoutPipe()
+	p := &proc{args: args, cmd: exec.Command(weidaBinary, args...), stderr: newLineLog()}
+	var err error
+	if fed {
+		if p.stdin, err = p.cmd.StdinPipe(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stdout, err := p.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.stdout = bufio.NewReader(pipe)
-	if err := s.cmd.Start(); err != nil {
+	p.stdout = bufio.NewReader(stdout)
+	stderr, err := p.cmd.StderrPipe()
+	if err != nil {
 		t.Fatal(err)
 	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go p.stderr.collect(stderr)
 	t.Cleanup(func() {
-		if !s.done {
-			_ = s.cmd.Process.Kill()
-			_ = s.cmd.Wait()
+		if !p.ended {
+			// Wait closes the pipes under any reader still running; what
+			// they would have read no longer matters.
+			_ = p.cmd.Process.Kill()
+			_ = p.cmd.Wait()
 		}
 	})
-	type lineResult struct {
-		line string
-		err  error
-	}
-	lines := make(chan lineResult, 1)
-	go func() {
-		line, err := s.stdout.ReadString('\n')
-		lines <- lineResult{line, err}
-	}()
-	select {
-	case got := <-lines:
-		if got.err != nil {
-			code, stderr := s.stop(t)
-			t.Fatalf("serve %q printed no address (exit %d): %v; stderr:\n%s", args, code, got.err, stderr)
-		}
-		s.addr = strings.TrimSuffix(got.line, "\n")
-	case <-time.After(addressTimeout):
-		t.Fatalf("serve %q printed no address within %v", args, addressTimeout)
-	}
-	return s
+	return p
 }
 
-// stdoutRead is a read of serve's stdout in progress.
+// startServe runs `weida serve args...` and waits for its address line.
+func startServe(t *testing.T, args ...string) *proc {
+	t.Helper()
+	return awaitAddress(t, startWeida(t, false, append([]string{"serve"}, args...)...))
+}
+
+// startServeFed is startServe with a pipe as stdin, for --pub.
+func startServeFed(t *testing.T, args ...string) *proc {
+	t.Helper()
+	return awaitAddress(t, startWeida(t, true, append([]string{"serve"}, args...)...))
+}
+
+// awaitAddress reads serve's first line of stdout, its address.
+func awaitAddress(t *testing.T, p *proc) *proc {
+	t.Helper()
+	lines := make(chan string, 1)
+	go func() {
+		line, _ := p.stdout.ReadString('\n')
+		lines <- line
+	}()
+	select {
+	case line := <-lines:
+		if !strings.HasSuffix(line, "\n") {
+			code, _, stderr := p.stop(t)
+			t.Fatalf("%q printed no address (exit %d); stderr:\n%s", p.args, code, stderr)
+		}
+		p.addr = strings.TrimSuffix(line, "\n")
+	case <-time.After(lineTimeout):
+		t.Fatalf("%q printed no address within %v", p.args, lineTimeout)
+	}
+	return p
+}
+
+// expectLine waits for a line of stderr equal to want, past the lines
+// consumed so far, and consumes it and every line before it.
+func (p *proc) expectLine(t *testing.T, want string) {
+	t.Helper()
+	p.expectMatch(t, regexp.MustCompile("^"+regexp.QuoteMeta(want)+"$"))
+}
+
+// expectMatch is expectLine for a pattern; it returns the submatches.
+func (p *proc) expectMatch(t *testing.T, re *regexp.Regexp) []string {
+	t.Helper()
+	var match []string
+	next, ok := p.stderr.await(p.read, lineTimeout, func(line string) bool {
+		match = re.FindStringSubmatch(line)
+		return match != nil
+	})
+	if !ok {
+		t.Fatalf("%q wrote no stderr line matching %q; stderr:\n%s", p.args, re, p.stderr.text())
+	}
+	p.read = next
+	return match
+}
+
+// stdoutRead is a read of a process's stdout in progress.
 type stdoutRead struct {
 	n    int
 	data []byte
 	err  chan error
 }
 
-// readStdout starts reading exactly n more bytes of serve's stdout. It must
-// run while the payload flows: a pipe holds only so much, and a sink blocked
-// on its stdout stops reading the transfer it is writing.
-func (s *server) readStdout(n int) *stdoutRead {
+// readStdout starts reading exactly n more bytes of stdout. It must run
+// while the payload flows: a pipe holds only so much, and a sink blocked on
+// its stdout stops reading the transfer it is writing.
+func (p *proc) readStdout(n int) *stdoutRead {
 	r := &stdoutRead{n: n, data: make([]byte, n), err: make(chan error, 1)}
 	go func() {
-		_, err := io.ReadFull(s.stdout, r.data)
+		_, err := io.ReadFull(p.stdout, r.data)
 		r.err <- err
 	}()
 	return r
@@ -162,156 +217,117 @@ func (r *stdoutRead) wait(t *testing.T) []byte {
 	select {
 	case err := <-r.err:
 		if err != nil {
-			t.Fatalf("reading %d bytes of serve's stdout: %v", r.n, err)
+			t.Fatalf("reading %d bytes of stdout: %v", r.n, err)
 		}
 	case <-time.After(commandTimeout):
-		t.Fatalf("serve's stdout did not carry %d bytes within %v", r.n, commandTimeout)
+		t.Fatalf("stdout did not carry %d bytes within %v", r.n, commandTimeout)
 	}
 	return r.data
 }
 
-// stop sends SIGTERM, serve's ordinary end, and returns the exit status and
-// everything serve wrote on stderr.
-func (s *server) stop(t *testing.T) (int, string) {
+// stop sends SIGTERM, serve's ordinary end, and returns what wait does.
+func (p *proc) stop(t *testing.T) (code int, stdout []byte, stderr string) {
 	t.Helper()
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	waited := make(chan error, 1)
-	go func() { waited <- s.cmd.Wait() }()
-	var err error
-	select {
-	case err = <-waited:
-	case <-time.After(commandTimeout):
-		t.Fatalf("serve did not stop within %v of SIGTERM", commandTimeout)
-	}
-	s.done = true
-	var exitErr *exec.ExitError
-	if errors.As(err, &exitErr) {
-		return exitErr.ExitCode(), s.stderr.String()
-	}
-	return 0, s.stderr.String()
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	return p.wait(t)
 }
 
-var fingerprintInAddress = regexp.MustCompile(`sha256:[0-9a-f]{64}`)
-
-// fingerprintOf is the key an address names.
-func fingerprintOf(t *testing.T, addr string) string {
+// endStdin closes a fed process's stdin, --pub's ordinary end.
+func (p *proc) endStdin(t *testing.T) {
 	t.Helper()
-	fp := fingerprintInAddress.FindString(addr)
-	if fp == "" {
-		t.Fatalf("address %q names no fingerprint", addr)
-	}
-	return fp
-}
-
-// withPath replaces the endpoint path of a weida:// address.
-func withPath(t *testing.T, addr, path string) string {
-	t.Helper()
-	a, err := weida.ParseAddress(addr)
-	if err != nil {
+	if err := p.stdin.Close(); err != nil {
 		t.Fatal(err)
-	}
-	return a.WithPath(path).String()
-}
-
-// randomBytes is n bytes no test could mistake for anything else.
-func randomBytes(t *testing.T, n int) []byte {
-	t.Helper()
-	b := make([]byte, n)
-	if _, err := rand.Read(b); err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// writeFile writes data to a file in a fresh temporary directory.
-func writeFile(t *testing.T, name string, data []byte) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-// closedUDPPort is a loopback port nothing listens on.
-func closedUDPPort(t *testing.T) int {
-	t.Helper()
-	conn, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := conn.LocalAddr().(*net.UDPAddr).Port
-	conn.Close()
-	return port
-}
-
-// expectOutcome checks the exit status, that stderr mentions want, and,
-// for every failure, that nothing reached stdout.
-func expectOutcome(t *testing.T, r result, code int, want string) {
-	t.Helper()
-	if r.code != code {
-		t.Errorf("exit %d, want %d; stderr:\n%s", r.code, code, r.stderr)
-	}
-	if !strings.Contains(r.stderr, want) {
-		t.Errorf("stderr does not mention %q:\n%s", want, r.stderr)
-	}
-	if code != exitOK && len(r.stdout) != 0 {
-		t.Errorf("a failure wrote %d bytes to stdout: %q", len(r.stdout), r.stdout)
 	}
 }
 
-// addrHostPort is the host:port of a printed address.
-func addrHostPort(t *testing.T, addr string) string {
+// wait waits for the process to exit and returns its status, the rest of
+// its stdout, and all of its stderr.
+func (p *proc) wait(t *testing.T) (code int, stdout []byte, stderr string) {
 	t.Helper()
-	a, err := weida.ParseAddress(addr)
-	if err != nil {
-		t.Fatal(err)
+	type outcome struct {
+		rest []byte
+		err  error
 	}
-	return a.HostPort()
-}
-
-// mustGenerateCertificatePEM is a CA certificate that signed no server here.
-func mustGenerateCertificatePEM(t *testing.T) []byte {
-	t.Helper()
-	id, err := weida.GenerateIdentityFor([]string{"localhost", "127.0.0.1", "::1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return id.CertificatePEM()
-}
-
-// startSilentServer serves /silent in this process with the library:
-// every exchange is released unanswered, which the requester sees as
-// NO_REPLY. serve has no such role, and exit 5 needs one.
-func startSilentServer(t *testing.T) string {
-	t.Helper()
-	rt, err := weida.NewRuntime(weida.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rt.Shutdown)
-	id, err := weida.GenerateIdentity()
-	if err != nil {
-		t.Fatal(err)
-	}
-	acc, err := rt.Listener().Acceptor("/silent")
-	if err != nil {
-		t.Fatal(err)
-	}
-	binding, err := rt.Listener().BindQUIC("127.0.0.1:0", id)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ended := make(chan outcome, 1)
 	go func() {
-		for {
-			in, err := acc.Accept(context.Background())
-			if err != nil {
-				return
-			}
-			if ex, ok := in.(*weida.IncomingExchange); ok {
-				_ = ex.Close()
+		// Wait closes the pipes, so it comes after every read.
+		rest, _ := io.ReadAll(p.stdout)
+		p.stderr.awaitEnd(commandTimeout)
+		ended <- outcome{rest, p.cmd.Wait()}
+	}()
+	select {
+	case o := <-ended:
+		p.ended = true
+		return exitStatus(t, p.args, o.err), o.rest, p.stderr.text()
+	case <-time.After(commandTimeout):
+		t.Fatalf("%q did not exit within %v; stderr:\n%s", p.args, commandTimeout, p.stderr.text())
+	}
+	panic("unreachable")
+}
+
+// lineLog is a process's stderr, line by line as it arrives.
+type lineLog struct {
+	mu      sync.Mutex
+	lines   []string
+	ended   bool
+	changed chan struct{} // closed and replaced at every new line and at the end
+}
+
+func newLineLog() *lineLog { return &lineLog{changed: make(chan struct{})} }
+
+// collect reads r into the log until it ends.
+func (l *lineLog) collect(r io.Reader) {
+	scanner := bufio.NewScanner(r)
+	for scanner.Scan() {
+		l.mu.Lock()
+		l.lines = append(l.lines, scanner.Text())
+		close(l.changed)
+		l.changed = make(chan struct{})
+		l.mu.Unlock()
+	}
+	l.mu.Lock()
+	l.ended = true
+	close(l.changed)
+	l.mu.Unlock()
+}
+
+// await waits up to timeout for a line at index from or later that
+// matches, and returns the index after it.
+func (l *lineLog) await(from int, timeout time.Duration, match func(string) bool) (int, bool) {
+	deadline := time.After(timeout)
+	for {
+		l.mu.Lock()
+		for ; from < len(l.lines); from++ {
+			if match(l.lines[from]) {
+				l.mu.Unlock()
+				return from + 1, true
 			}
 		}
-	}()
-	return binding.URL("/silent")
+		ended, changed := l.ended, l.changed
+		l.mu.Unlock()
+		if ended {
+			return from, false
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			return from, false
+		}
+	}
+}
+
+// awaitEnd waits up to timeout for the stream to end.
+func (l *lineLog) awaitEnd(timeout time.Duration) {
+	l.await(0, timeout, func(string) bool { return false })
+}
+
+// text is every line so far, each with its newline.
+func (l *lineLog) text() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var b strings.Builder
+	for _, line := range l.lines {
+		b.WriteString(line + "\n")
+	}
+	return b.String()
 }

@@ -8,7 +8,9 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"sync"
 	"syscall"
+	"time"
 
 	weida "github.com/weida-go/weida/core"
 )
@@ -18,8 +20,11 @@ import (
 var version = "0.1.0-dev"
 
 // verbs is every verb this binary offers, in the order the usage text lists
-// them. The sub verb (and serve's --pub role) joins with Pub/Sub.
-var verbs = []*verb{sendVerb, requestVerb, serveVerb}
+// them.
+var verbs = []*verb{sendVerb, requestVerb, subVerb, serveVerb}
+
+// drainTimeout bounds the drain every verb ends with (SURFACE.md §1.7).
+const drainTimeout = 5 * time.Second
 
 // The exit statuses of SURFACE.md §1.6.
 const (
@@ -124,19 +129,35 @@ func run(args []string, con console) int {
 	return exitCode(err)
 }
 
-// runVerb gives the verb a runtime and ends the runtime after it.
+// runVerb gives the verb a runtime and drains the runtime after it, rather
+// than aborting: a finished send whose receipt is still in flight, or a
+// reply the requester has not read yet, keeps its bytes (SURFACE.md §1.7).
 func runVerb(ctx context.Context, inv *invocation, con console) error {
 	rt, err := weida.NewRuntime(weida.Config{})
 	if err != nil {
 		return err
 	}
+	inv.drainDeadline = sync.OnceValue(func() time.Time { return time.Now().Add(drainTimeout) })
 	err = inv.verb.run(ctx, rt, inv, con)
-	// SURFACE.md §1.7: this becomes a drain bounded by 5 s once the library
-	// has one (the patterns stage), so a finished send whose receipt is
-	// still in flight keeps its bytes, and a verb that succeeded reports
-	// "weida: N transfer(s) unacknowledged at the drain deadline" here.
-	rt.Shutdown()
+	drained, drainErr := rt.Drain(inv.drainDeadline())
+	// Only a verb that succeeded hears about the drain: a refused transfer
+	// is unacknowledged by nature, and saying so beside the refusal would
+	// read as a second, unrelated failure.
+	if err == nil {
+		reportDrain(con.err, drained, drainErr)
+	}
 	return err
+}
+
+// reportDrain tells stderr what a drain left undone; the exit status stays
+// the verb's.
+func reportDrain(stderr io.Writer, drained weida.Drained, err error) {
+	switch {
+	case err != nil:
+		fmt.Fprintf(stderr, "weida: the drain failed: %v\n", err)
+	case drained.Outstanding > 0:
+		fmt.Fprintf(stderr, "weida: %d transfer(s) unacknowledged at the drain deadline\n", drained.Outstanding)
+	}
 }
 
 // isTerminal reports whether f is a character device (a terminal).

@@ -18,7 +18,7 @@ var requestVerb = &verb{
 	run:       runRequest,
 }
 
-// runRequest opens one exchange and writes the request while it waits for
+// runRequest opens one Req/Rep exchange and writes the request while it waits for
 // the reply: an echo answers before the request ends, so writing first and
 // reading after would stall on flow control beyond the stream window.
 func runRequest(ctx context.Context, rt *weida.Runtime, inv *invocation, con console) error {
@@ -30,11 +30,11 @@ func runRequest(ctx context.Context, rt *weida.Runtime, inv *invocation, con con
 	if err != nil {
 		return err
 	}
-	peer := rt.Peer(trust)
-	if err := peer.Connect(ctx, inv.url); err != nil {
+	requester := rt.Requester(trust)
+	if err := requester.Connect(ctx, inv.url); err != nil {
 		return err
 	}
-	out, replies, err := peer.OpenBi(ctx, payloadMeta(payload))
+	out, replies, err := requester.Open(ctx, payloadMeta(payload))
 	if err != nil {
 		return err
 	}

@@ -17,11 +17,12 @@ var sendVerb = &verb{
 	run:       runSend,
 }
 
-// runSend connects, writes the payload as one transfer with its length
-// announced, and reports "delivered bytes=N" once the peer's QUIC stack
-// acknowledged every byte and the FIN. That receipt says nothing about the
-// peer application, and a small payload to an unserved path may still be
-// delivered before the refusal arrives (SURFACE.md §1.8).
+// runSend connects a pusher, writes the payload as one transfer with its
+// length announced, and reports "delivered bytes=N" once the peer's QUIC
+// stack acknowledged every byte and the FIN. That receipt says nothing
+// about the peer application (the drain after the verb waits for that),
+// and a small payload to an unserved path may still be delivered before
+// the refusal arrives (SURFACE.md §1.8).
 func runSend(ctx context.Context, rt *weida.Runtime, inv *invocation, con console) error {
 	payload, err := readPayload(inv, con)
 	if err != nil {
@@ -31,12 +32,12 @@ func runSend(ctx context.Context, rt *weida.Runtime, inv *invocation, con consol
 	if err != nil {
 		return err
 	}
-	peer := rt.Peer(trust)
-	if err := peer.Connect(ctx, inv.url); err != nil {
+	pusher := rt.Pusher(trust)
+	if err := pusher.Connect(ctx, inv.url); err != nil {
 		return err
 	}
 	meter := newProgress(con, len(payload))
-	err = push(ctx, peer, payload, meter)
+	err = push(ctx, pusher, payload, meter)
 	meter.end()
 	if err != nil {
 		fmt.Fprintf(con.err, "undelivered bytes=%d: %v\n", len(payload), err)
@@ -46,9 +47,10 @@ func runSend(ctx context.Context, rt *weida.Runtime, inv *invocation, con consol
 	return nil
 }
 
-// push sends payload as one transfer and waits for its receipt.
-func push(ctx context.Context, peer *weida.Peer, payload []byte, meter *progress) error {
-	out, err := peer.Open(ctx, payloadMeta(payload))
+// push sends payload as one streamed transfer (never through the outbox:
+// the receipt is the point) and waits for its receipt.
+func push(ctx context.Context, pusher *weida.Pusher, payload []byte, meter *progress) error {
+	out, err := pusher.Open(ctx, payloadMeta(payload))
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync"
+	"time"
 
 	weida "github.com/weida-go/weida/core"
 	"github.com/weida-go/weida/core/identity"
@@ -15,6 +17,9 @@ var (
 		help: "answer each request with its own body, streamed straight back"}
 	optSink = option{name: "--sink",
 		help: "write every transfer's payload to stdout, back to back with no separator"}
+	optPub = option{name: "--pub",
+		help: `publish each line of stdin as "TOPIC BODY" (split at the first space; a line ` +
+			"without one is a body on the empty topic), and exit at the end of stdin"}
 	optIdentity = option{name: "--identity", value: "PATH",
 		help: "load the server identity from PATH, or create it there (owner-only) when missing, " +
 			"so the printed address survives restarts"}
@@ -25,24 +30,31 @@ var (
 // role is what serve does at its path.
 type role struct {
 	flag option
-	// claim registers the role at path and returns the loop that serves it
-	// until ctx ends. Claiming happens before the address is printed, so a
-	// client that read the address never meets an unregistered path.
-	claim func(l *weida.Listener, path string, con console) (serveLoop func(ctx context.Context) error, err error)
+	// claim registers the role at path and returns the loop that serves it.
+	// Claiming happens before the address is printed, so a client that read
+	// the address never meets an unregistered path.
+	claim func(l *weida.Listener, path string, con console) (serveLoop, error)
 }
 
-// serveRoles are the roles serve offers; --pub joins with Pub/Sub.
+// serveLoop serves a claimed path until ctx ends (SIGINT or SIGTERM) or the
+// role ends of itself (--pub at the end of stdin). When ctx ends it takes
+// nothing new, and lets the work in hand run until finishBy() — the
+// process's drain deadline — before it returns.
+type serveLoop func(ctx context.Context, finishBy func() time.Time) error
+
+// serveRoles are the roles serve offers.
 var serveRoles = []role{
 	{flag: optEcho, claim: claimEcho},
 	{flag: optSink, claim: claimSink},
+	{flag: optPub, claim: claimPub},
 }
 
 // serveVerb serves one path and prints its dialling address.
 var serveVerb = &verb{
 	name:     "serve",
-	synopsis: "(--echo | --sink) URL [--identity PATH] [--cert-out PATH]",
+	synopsis: "(--echo | --sink | --pub) URL [--identity PATH] [--cert-out PATH]",
 	summary:  "serve the path of the bind URL and print its dialling address on stdout",
-	options:  []option{optEcho, optSink, optIdentity, optCertOut},
+	options:  []option{optEcho, optSink, optPub, optIdentity, optCertOut},
 	check:    checkServeRole,
 	run:      runServe,
 }
@@ -84,8 +96,10 @@ func chosenRole(inv *invocation) role {
 }
 
 // runServe binds the URL, claims the path, prints the address as the one
-// line serve writes to stdout before any payload, and serves until
-// SIGINT or SIGTERM, which is serve's ordinary end (exit 0).
+// line serve writes to stdout before any payload, and serves until SIGINT
+// or SIGTERM, which is serve's ordinary end (exit 0), or until the role
+// ends of itself. The drain that follows (runVerb) is the rest of a
+// graceful stop.
 func runServe(ctx context.Context, rt *weida.Runtime, inv *invocation, con console) error {
 	addr, err := identity.ParseBindAddress(inv.url)
 	if err != nil {
@@ -111,7 +125,7 @@ func runServe(ctx context.Context, rt *weida.Runtime, inv *invocation, con conso
 	if _, err := fmt.Fprintln(con.out, binding.URL(addr.Path)); err != nil {
 		return fmt.Errorf("cannot print the address: %w", err)
 	}
-	err = serveLoop(ctx)
+	err = serveLoop(ctx, inv.drainDeadline)
 	if ctx.Err() != nil {
 		return nil
 	}
@@ -166,4 +180,25 @@ func writeCertificate(inv *invocation, id *weida.Identity, con console) error {
 	}
 	fmt.Fprintf(con.err, "wrote the certificate to %s\n", path)
 	return nil
+}
+
+// awaitInHand waits for the work in hand, but not past finishBy(): what is
+// still running then is cut when the drain closes the connections.
+func awaitInHand(inHand *sync.WaitGroup, finishBy func() time.Time) {
+	done := make(chan struct{})
+	go func() {
+		inHand.Wait()
+		close(done)
+	}()
+	awaitClosed(done, finishBy)
+}
+
+// awaitClosed waits for done to close, but not past finishBy().
+func awaitClosed(done <-chan struct{}, finishBy func() time.Time) {
+	deadline := time.NewTimer(time.Until(finishBy()))
+	defer deadline.Stop()
+	select {
+	case <-done:
+	case <-deadline.C:
+	}
 }

@@ -3,48 +3,43 @@ package main
 import (
 	"context"
 	"fmt"
+	"sync"
+	"time"
 
 	weida "github.com/weida-go/weida/core"
 )
 
-// claimEcho registers the echo at path: every exchange is answered with its
-// own request body, each on its own goroutine so a slow requester holds up
-// no one else.
-func claimEcho(l *weida.Listener, path string, con console) (func(context.Context) error, error) {
-	acc, err := l.Acceptor(path)
+// claimEcho registers a replier at path that answers every request with its
+// own body, each on its own goroutine so a slow requester holds up no one
+// else. One-way transfers to the path are refused Unsupported by the
+// library: a replier takes exchanges only.
+func claimEcho(l *weida.Listener, path string, con console) (serveLoop, error) {
+	replier, err := l.Replier(path)
 	if err != nil {
 		return nil, err
 	}
-	return func(ctx context.Context) error {
+	return func(ctx context.Context, finishBy func() time.Time) error {
+		var inHand sync.WaitGroup
+		defer awaitInHand(&inHand, finishBy)
 		for {
-			in, err := acc.Accept(ctx)
+			ex, err := replier.AcceptStream(ctx)
 			if err != nil {
 				return err
 			}
-			switch in := in.(type) {
-			case *weida.IncomingExchange:
-				go echo(ctx, in, con)
-			case *weida.IncomingTransfer:
-				// A one-way transfer has no reply to carry the echo: refuse it
-				// (REJECTED) rather than swallow it.
-				_ = in.Close()
-			}
+			inHand.Go(func() { echo(ex, con) })
 		}
 	}, nil
 }
 
-// echo answers one exchange and reports it on stderr. Failures while serve
-// is stopping are the stop's doing, not the request's, and are not
-// reported.
-func echo(ctx context.Context, ex *weida.IncomingExchange, con console) {
+// echo answers one exchange and reports it on stderr.
+func echo(ex *weida.IncomingExchange, con console) {
 	defer ex.Close() // unanswered, the requester gets NO_REPLY instead of hanging
 	n, err := echoBody(ex)
-	switch {
-	case err == nil:
-		fmt.Fprintf(con.err, "echoed bytes=%d\n", n)
-	case ctx.Err() == nil:
+	if err != nil {
 		fmt.Fprintf(con.err, "weida: request failed: %v\n", err)
+		return
 	}
+	fmt.Fprintf(con.err, "echoed bytes=%d\n", n)
 }
 
 // echoBody opens the reply at once and streams each piece of the request

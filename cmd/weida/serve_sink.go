@@ -3,50 +3,52 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	weida "github.com/weida-go/weida/core"
 )
 
-// claimSink registers the sink at path: every one-way transfer's payload is
-// copied to stdout as it arrives.
-func claimSink(l *weida.Listener, path string, con console) (func(context.Context) error, error) {
-	acc, err := l.Acceptor(path)
+// claimSink registers a puller at path whose every transfer's payload is
+// copied to stdout as it arrives. Exchanges at the path are refused
+// Unsupported by the library: a puller takes one-way transfers only.
+func claimSink(l *weida.Listener, path string, con console) (serveLoop, error) {
+	puller, err := l.Puller(path)
 	if err != nil {
 		return nil, err
 	}
-	return func(ctx context.Context) error { return sinkLoop(ctx, acc, con) }, nil
+	return func(ctx context.Context, finishBy func() time.Time) error {
+		return sinkLoop(ctx, puller, con, finishBy)
+	}, nil
 }
 
 // sinkLoop writes transfers to stdout one at a time: payloads follow each
 // other with no separator, so two at once would interleave beyond repair.
 // The writing happens on a worker because a read waiting on the network
-// takes no context: the loop stays free to see a signal and return, and
-// the runtime's shutdown then ends the worker's transfer.
-func sinkLoop(ctx context.Context, acc *weida.Acceptor, con console) error {
+// takes no context: the loop stays free to see a signal, stop taking
+// transfers, and give the one being written until finishBy() to end.
+func sinkLoop(ctx context.Context, puller *weida.Puller, con console, finishBy func() time.Time) error {
 	transfers := make(chan *weida.IncomingTransfer)
-	defer close(transfers)
+	worker := make(chan struct{})
 	go func() {
+		defer close(worker)
 		for t := range transfers {
-			sinkTransfer(ctx, t, con)
+			sinkTransfer(t, con)
 		}
 	}()
+	defer func() {
+		close(transfers)
+		awaitClosed(worker, finishBy)
+	}()
 	for {
-		in, err := acc.Accept(ctx)
+		t, err := puller.RecvStream(ctx)
 		if err != nil {
 			return err
 		}
-		switch in := in.(type) {
-		case *weida.IncomingTransfer:
-			select {
-			case transfers <- in:
-			case <-ctx.Done():
-				_ = in.Close()
-				return ctx.Err()
-			}
-		case *weida.IncomingExchange:
-			// A sink answers nothing: refusing (REJECTED) tells the requester
-			// at once instead of leaving it to wait.
-			_ = in.Refuse()
+		select {
+		case transfers <- t:
+		case <-ctx.Done():
+			_ = t.Close() // never started: refused, so its sender learns
+			return ctx.Err()
 		}
 	}
 }
@@ -54,13 +56,12 @@ func sinkLoop(ctx context.Context, acc *weida.Acceptor, con console) error {
 // sinkTransfer copies one payload to stdout and reports it on stderr. A
 // transfer that fails part-way has already put some bytes on stdout; the
 // report says how many, so a reader can tell where the damage is.
-func sinkTransfer(ctx context.Context, t *weida.IncomingTransfer, con console) {
+func sinkTransfer(t *weida.IncomingTransfer, con console) {
 	n, err := copyInPieces(con.out, t, nil)
 	_ = t.Close() // after EOF a no-op; before it, stops the sender
-	switch {
-	case err == nil:
-		fmt.Fprintf(con.err, "received bytes=%d\n", n)
-	case ctx.Err() == nil:
+	if err != nil {
 		fmt.Fprintf(con.err, "weida: transfer failed after %d bytes: %v\n", n, err)
+		return
 	}
+	fmt.Fprintf(con.err, "received bytes=%d\n", n)
 }

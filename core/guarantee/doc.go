@@ -41,6 +41,19 @@
 // the intersection of two offers and whether it reaches each side's
 // requirement.
 //
+// # Sequencing and deduplication
+//
+// The levels above ordering None and deduplication None need state on each
+// connection, and this package holds its pure logic, with no I/O and no
+// locks: Sequencer numbers a sender's one-way transfers per scope;
+// Detector (PerProducer detect) reports the gaps in what arrives;
+// Reassembler (PerProducer reassemble) holds early arrivals and releases
+// them in order, generic over the held item; Deduplicator (Bounded) tells a
+// repeated identity within its window. Every table is fed by the peer and
+// capped before it allocates: MaxSequenceScopes, MaxReorderHold and
+// MaxDedupEntries (PROTOCOL.md §13). A connection that agreed on core makes
+// none of them.
+//
 // In v0 a runtime has one set, and it is both what the runtime offers and
 // what it requires of every peer (spec README, Semantics item 5). Hence the
 // agreed set of any live connection equals the runtime's own, and there is

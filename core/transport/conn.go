@@ -9,6 +9,7 @@ import (
 
 	"github.com/quic-go/quic-go"
 
+	"github.com/weida-go/weida/core/cursor"
 	"github.com/weida-go/weida/core/errs"
 	"github.com/weida-go/weida/core/identity"
 	"github.com/weida-go/weida/core/wire"
@@ -36,6 +37,8 @@ type Conn struct {
 
 	draining atomic.Bool // refuse new inbound streams with SHUTDOWN (drain)
 
+	reports *cursor.Registry[ReportSink] // report ids this side handed out (reports.go)
+
 	closeOnce sync.Once
 	done      chan struct{}
 	err       *errs.Error // why the connection ended; set before done closes
@@ -47,6 +50,7 @@ func newConn(qc *quic.Conn, cfg Config, dialling bool, h Handler, rt *receiptTra
 		qc: qc, cfg: cfg, dialling: dialling, handler: h, receipts: rt,
 		negotiated: make(chan struct{}),
 		done:       make(chan struct{}),
+		reports:    cursor.NewRegistry[ReportSink](0),
 	}
 	if fp, ok := identity.PeerFingerprint(qc.ConnectionState().TLS); ok {
 		c.peer, c.hasPeer = fp, true
@@ -149,6 +153,7 @@ func (c *Conn) finish(e *errs.Error) {
 		c.err = e
 		close(c.done)
 		c.receipts.fail(e)
+		c.reports.Close()
 		if c.handler != nil {
 			c.handler.Closed(c, e)
 		}

@@ -11,8 +11,8 @@ import (
 	"github.com/quic-go/quic-go/qlog"
 
 	"github.com/weida-go/weida/core/errs"
-	"github.com/weida-go/weida/core/internal/udpproxy"
 	"github.com/weida-go/weida/core/wire"
+	"github.com/weida-go/weida/internal/udpproxy"
 )
 
 func sent(pn int64, frames ...*qlog.StreamFrame) qlog.PacketSent {

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Benchmarks weida against raw quic-go, NATS and ZeroMQ (issue 10) and
+# writes the report. The harness is its own Go module in tests/bench, so
+# NATS, ZeroMQ and the plotting library never enter weida's go.mod.
+#
+#   ./build/bench.sh           the full run (several minutes): writes
+#                              docs/BENCHMARKS.md, docs/bench/*.png and
+#                              docs/bench/results.json
+#   ./build/bench.sh --smoke   every workload on every system with tiny
+#                              counts, plus the module's vet and tests;
+#                              fails if anything errors; writes nothing
+#                              into the repository
+#
+# Needs Go and gcc; installs libzmq3-dev (and pkg-config) with apt-get when
+# missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+mode=full
+case "${1:-}" in
+--smoke) mode=smoke ;;
+"") ;;
+*)
+	echo "usage: $0 [--smoke]" >&2
+	exit 2
+	;;
+esac
+
+if ! pkg-config --exists libzmq 2>/dev/null; then
+	echo "== installing libzmq3-dev (ZeroMQ, driven through cgo)"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq libzmq3-dev pkg-config >/dev/null
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd tests/bench
+
+echo "== go vet (tests/bench)"
+go vet ./...
+echo "== go test -race (tests/bench)"
+go test -race -count=1 ./...
+echo "== building the harness"
+go build -o "$work/weida-bench" ./cmd/weida-bench
+
+if [ "$mode" = smoke ]; then
+	echo "== smoke run: every workload, tiny counts"
+	"$work/weida-bench" run -smoke -out "$work/results.json"
+	"$work/weida-bench" report -in "$work/results.json" -md "$work/BENCHMARKS.md" -plots "$work/bench" -analysis analysis.md
+	echo "== smoke run passed: every workload ran on every system and the report was written"
+	exit 0
+fi
+
+echo "== full run (load average now: $(cut -d' ' -f1-3 /proc/loadavg))"
+"$work/weida-bench" run -out "$work/results.json"
+mkdir -p "$root/docs/bench"
+"$work/weida-bench" report -in "$work/results.json" -md "$root/docs/BENCHMARKS.md" -plots "$root/docs/bench" -analysis analysis.md
+cp "$work/results.json" "$root/docs/bench/results.json"
+echo "== wrote docs/BENCHMARKS.md, docs/bench/*.png and docs/bench/results.json"

@@ -1,0 +1,271 @@
+package weida_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	weida "github.com/weida-go/weida/core"
+	"github.com/weida-go/weida/core/guarantee"
+	"github.com/weida-go/weida/core/wire"
+)
+
+// The sequencing benchmarks measure what ordering costs a sender and a
+// receiver on one loopback connection, against core: the message rate of
+// 64 B pushes, the bytes per DATA header, and how far the reorder hold
+// fills under 256 transfers in flight.
+
+// seqBenchModes are the modes compared: core, a sequence number (detect),
+// and a sequence number with a producer key (a relay sending for another).
+var seqBenchModes = []struct {
+	name string
+	set  guarantee.Set
+	meta weida.TransferMeta
+}{
+	{"core", guarantee.Set{}, weida.TransferMeta{}},
+	{"sequence", seqDetect, weida.TransferMeta{}},
+	{"sequence+producer", seqDetect, weida.TransferMeta{Producer: weida.Fingerprint{0x5e}}},
+}
+
+// seqBenchPair is a server runtime with an acceptor at benchPath and a
+// client runtime's peer connected to it, both with the set; both shut down
+// at the end.
+func seqBenchPair(tb testing.TB, set guarantee.Set) (*weida.Runtime, *weida.Acceptor, *weida.Peer) {
+	tb.Helper()
+	runtimes := make([]*weida.Runtime, 2)
+	for i := range runtimes {
+		rt, err := weida.NewRuntime(weida.Config{Guarantees: set})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(rt.Shutdown)
+		runtimes[i] = rt
+	}
+	server, client := runtimes[0], runtimes[1]
+	a, err := server.Listener().Acceptor(benchPath)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	id, err := weida.GenerateIdentity()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b, err := server.Listener().BindQUIC("127.0.0.1:0", id)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p := client.Peer(weida.TrustByAddress())
+	if err := p.Connect(tb.Context(), b.URL(benchPath)); err != nil {
+		tb.Fatal(err)
+	}
+	return server, a, p
+}
+
+// seqPush is the push subject of one mode: fire-and-forget 64 B messages
+// with the mode's meta, read whole by a loop on the server's acceptor.
+type seqPush struct {
+	peer     *weida.Peer
+	meta     weida.TransferMeta
+	message  []byte
+	expected int // what awaitDrained waits for
+	stopped  chan error
+
+	mu       sync.Mutex
+	received int
+	err      error         // the first bad message
+	target   int           // the count reached is closed at
+	reached  chan struct{} // nil while nobody waits
+}
+
+func openSeqPush(tb testing.TB, set guarantee.Set, meta weida.TransferMeta, messages int) *seqPush {
+	_, a, p := seqBenchPair(tb, set)
+	s := &seqPush{peer: p, meta: meta, message: make([]byte, pushBytes), expected: messages, stopped: make(chan error, 1)}
+	ctx, stop := context.WithCancel(context.Background())
+	go func() { s.stopped <- s.drain(ctx, a) }()
+	tb.Cleanup(func() {
+		stop()
+		<-s.stopped
+	})
+	return s
+}
+
+// drain reads every transfer whole until ctx ends.
+func (s *seqPush) drain(ctx context.Context, a *weida.Acceptor) error {
+	for {
+		item, err := a.Accept(ctx)
+		if err != nil {
+			return err
+		}
+		body, err := item.(*weida.IncomingTransfer).Collect(pushBytes)
+		if err == nil && len(body) != pushBytes {
+			err = fmt.Errorf("a message of %d bytes arrived, want %d", len(body), pushBytes)
+		}
+		s.mu.Lock()
+		s.received++
+		if err != nil && s.err == nil {
+			s.err = err
+		}
+		if s.reached != nil && s.received >= s.target {
+			close(s.reached)
+			s.reached = nil
+		}
+		s.mu.Unlock()
+	}
+}
+
+func (s *seqPush) push(ctx context.Context) error {
+	out, err := s.peer.Open(ctx, s.meta)
+	if err != nil {
+		return err
+	}
+	if _, err := out.Write(s.message); err != nil {
+		return err
+	}
+	_, err = out.Finish()
+	return err
+}
+
+func (s *seqPush) awaitDrained(ctx context.Context) error { return s.awaitCount(ctx, s.expected) }
+
+// awaitCount waits until n messages in all were read.
+func (s *seqPush) awaitCount(ctx context.Context, n int) error {
+	s.mu.Lock()
+	if s.received >= n {
+		defer s.mu.Unlock()
+		return s.err
+	}
+	reached := make(chan struct{})
+	s.target, s.reached = n, reached
+	s.mu.Unlock()
+	select {
+	case <-reached:
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.err
+	case err := <-s.stopped:
+		return fmt.Errorf("the receiver stopped early: %w", err)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// BenchmarkSeqPush64B compares the 64 B push rate of core, sequence and
+// sequence with a producer key, and reports the mean DATA header the run
+// wrote (key 6 grows with the number: 1 byte below 24, 3 to 65535, 5 to
+// 2^32-1).
+func BenchmarkSeqPush64B(b *testing.B) {
+	for _, m := range seqBenchModes {
+		b.Run(m.name, func(b *testing.B) {
+			b.ReportAllocs()
+			elapsed := measurePushes(b, openSeqPush(b, m.set, m.meta, b.N), b.N)
+			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "msgs/s")
+			b.ReportMetric(seqMeanHeaderBytes(m.set, m.meta, b.N), "hdr-B")
+		})
+	}
+}
+
+// seqMeanHeaderBytes is the mean size of the DATA headers a Peer.Open of
+// meta writes for its first n transfers under set: the frame the encoder
+// produces for the fields openTransfer fills. TestSeqHeaderBytesPerMode
+// checks the same sizes against what crossed the wire.
+func seqMeanHeaderBytes(set guarantee.Set, meta weida.TransferMeta, n int) float64 {
+	h := wire.Data{Endpoint: wire.Some(benchPath)}
+	if meta.Producer != (weida.Fingerprint{}) {
+		h.Producer = wire.Some([wire.ProducerLen]byte(meta.Producer))
+	}
+	total := 0
+	for i := range n {
+		if set.Ordering != guarantee.OrderingNone {
+			h.Sequence = wire.Some(uint64(i))
+		}
+		total += len(wire.AppendFrame(nil, wire.KindData, &h)) - 3 // less the preamble
+	}
+	return float64(total) / float64(max(n, 1))
+}
+
+// BenchmarkSeqPushInterleaved runs the three modes in turns of 500
+// pushes each, every mode on its own established connection, and reports
+// each mode's rate and CPU time per message (both ends, this process), and
+// their change against core. Taking turns spreads the noise of a shared
+// machine over all modes alike, which back-to-back runs of
+// BenchmarkSeqPush64B do not; CPU time is the steadier of the two figures
+// when other processes compete for the cores.
+func BenchmarkSeqPushInterleaved(b *testing.B) {
+	const turn = 500
+	subjects := make([]*seqPush, len(seqBenchModes))
+	for i, m := range seqBenchModes {
+		subjects[i] = openSeqPush(b, m.set, m.meta, -1)
+	}
+	wall := make([]time.Duration, len(subjects))
+	cpu := make([]time.Duration, len(subjects))
+	rounds := 0
+	for b.Loop() {
+		rounds++
+		for i, s := range subjects {
+			start, startCPU := time.Now(), seqProcessCPU(b)
+			for range turn {
+				if err := s.push(b.Context()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := s.awaitCount(b.Context(), rounds*turn); err != nil {
+				b.Fatal(err)
+			}
+			wall[i] += time.Since(start)
+			cpu[i] += seqProcessCPU(b) - startCPU
+		}
+	}
+	messages := float64(rounds * turn)
+	for i, m := range seqBenchModes {
+		rate, cpuPer := messages/wall[i].Seconds(), float64(cpu[i].Nanoseconds())/messages
+		b.ReportMetric(rate, m.name+"-msgs/s")
+		b.ReportMetric(cpuPer, m.name+"-cpu-ns/msg")
+		if i > 0 {
+			coreRate, coreCPU := messages/wall[0].Seconds(), float64(cpu[0].Nanoseconds())/messages
+			b.ReportMetric(100*(rate-coreRate)/coreRate, m.name+"-rate-vs-core-%")
+			b.ReportMetric(100*(cpuPer-coreCPU)/coreCPU, m.name+"-cpu-vs-core-%")
+		}
+	}
+}
+
+// seqProcessCPU is the CPU time this process used so far, user and system.
+func seqProcessCPU(tb testing.TB) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkSeqReorderHold256 sends 256 transfers per op to a reassembling
+// receiver, finished backwards (the worst order) or from 256 goroutines at
+// once, and reports the peak of the reorder hold.
+func BenchmarkSeqReorderHold256(b *testing.B) {
+	for _, send := range []struct {
+		name string
+		run  func(testing.TB, *weida.Peer, int)
+	}{
+		{"reverse-finish", seqReverseFinish},
+		{"concurrent", seqConcurrentPushes},
+	} {
+		b.Run(send.name, func(b *testing.B) {
+			server, a, p := seqBenchPair(b, seqReassemble)
+			for b.Loop() {
+				send.run(b, p, 256)
+				for range 256 {
+					item, err := a.Accept(b.Context())
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := item.(*weida.IncomingTransfer).Collect(1 << 10); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(weida.SeqStates(server)[0].PeakHeld), "peak-held")
+		})
+	}
+}

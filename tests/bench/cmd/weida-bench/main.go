@@ -1,0 +1,135 @@
+// Command weida-bench runs weida's benchmarks against raw quic-go, NATS and
+// ZeroMQ and writes the report.
+//
+//	weida-bench run [-smoke] [-out results.json] [-only REGEXP] [-systems a,b] [-cpuprofile FILE] [-child-cpuprofile PREFIX]
+//	weida-bench report -in results.json -md BENCHMARKS.md -plots DIR [-analysis FILE]
+//
+// "run" exits non-zero when any system failed any case; "child" is the
+// harness's own subprocess mode.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"regexp"
+	"runtime/pprof"
+	"strings"
+
+	"github.com/weida-go/weida/tests/bench/internal/harness"
+	"github.com/weida-go/weida/tests/bench/internal/report"
+	"github.com/weida-go/weida/tests/bench/internal/system"
+	"github.com/weida-go/weida/tests/bench/internal/system/all"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := dispatch(ctx, os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "weida-bench:", err)
+		os.Exit(1)
+	}
+}
+
+func dispatch(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		return fmt.Errorf("usage: weida-bench run|report|child …")
+	}
+	switch args[0] {
+	case "run":
+		return run(ctx, args[1:])
+	case "report":
+		return writeReport(args[1:])
+	case "child":
+		return harness.RunChild(ctx, args[1:], all.ByName, os.Stdin, os.Stdout)
+	}
+	return fmt.Errorf("unknown command %q: want run, report or child", args[0])
+}
+
+func run(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	smoke := fs.Bool("smoke", false, "tiny counts: prove every workload runs (figures mean nothing)")
+	out := fs.String("out", "results.json", "where to write the results")
+	only := fs.String("only", "", "run only cases whose ID matches this regular expression (e.g. ^reqrep/1MiB$)")
+	systems := fs.String("systems", "", "comma-separated systems to run (default: all)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the harness process here")
+	childProfile := fs.String("child-cpuprofile", "", "child processes write CPU profiles to PREFIX.<case>.<system>.<n>")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	r := &harness.Runner{Plan: harness.FullPlan(), Log: os.Stderr, ChildProfile: *childProfile}
+	if *smoke {
+		r.Plan = harness.SmokePlan()
+	}
+	var err error
+	if r.Systems, err = pickSystems(*systems); err != nil {
+		return err
+	}
+	if *only != "" {
+		if r.Only, err = regexp.Compile(*only); err != nil {
+			return fmt.Errorf("-only: %w", err)
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	r.Child = func(args ...string) *exec.Cmd { return exec.Command(exe, append([]string{"child"}, args...)...) }
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	res := r.Run(ctx, "weida-bench "+strings.Join(append([]string{"run"}, args...), " "), *smoke)
+	if err := res.Save(*out); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "wrote %s (%.0f s, %d failures)\n", *out, res.Seconds, res.Failures)
+	if res.Failures > 0 {
+		return fmt.Errorf("%d system runs failed; see the FAILED lines above", res.Failures)
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return nil
+}
+
+func pickSystems(list string) ([]system.System, error) {
+	if list == "" {
+		return all.Systems(), nil
+	}
+	var out []system.System
+	for _, name := range strings.Split(list, ",") {
+		s, err := all.ByName(strings.TrimSpace(name))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func writeReport(args []string) error {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	in := fs.String("in", "results.json", "the results of one run")
+	md := fs.String("md", "BENCHMARKS.md", "the Markdown report to write")
+	plots := fs.String("plots", "bench", "the directory for the plots (PNG)")
+	analysis := fs.String("analysis", "", "a Markdown file whose text closes the report (the profile analysis)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	res, err := harness.Load(*in)
+	if err != nil {
+		return err
+	}
+	return report.Write(res, report.Options{Markdown: *md, PlotDir: *plots, AnalysisFile: *analysis})
+}

@@ -1,0 +1,14 @@
+// Package harness runs the benchmark workloads on every system under test
+// and records what it measured.
+//
+// Workloads whose figure is a property of one process — the publisher's
+// CPU in a fan-out, the peak RSS of a bulk transfer, the memory of idle
+// connections — run that side in a child process (the harness binary
+// re-executed with "child …"), talking to the parent over a line protocol
+// on its stdin and stdout. The others run both ends in the harness process,
+// over loopback, as weida's own benchmarks do.
+//
+// Systems take turns within each repetition (rep 1 of every system, then
+// rep 2, …), so a change in the machine's background load spreads over all
+// of them instead of falling on one.
+package harness

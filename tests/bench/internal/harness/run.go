@@ -1,0 +1,188 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/weida-go/weida/tests/bench/internal/system"
+)
+
+// Runner runs a Plan on a set of systems.
+type Runner struct {
+	Plan    Plan
+	Systems []system.System
+	// Child returns the command that runs the harness binary's child mode
+	// with args.
+	Child func(args ...string) *exec.Cmd
+	// Only, when set, limits the run to cases whose ID it matches.
+	Only *regexp.Regexp
+	// ChildProfile, when set, makes every child write a CPU profile to
+	// ChildProfile.<case>.<system>.<rep>.
+	ChildProfile string
+	// Log receives one progress line per measurement.
+	Log io.Writer
+
+	results       *Results
+	childProfiles int // children asked for a profile so far, numbering their files
+}
+
+// Run measures every group and returns what it found; a system's failure
+// is recorded in its outcome and counted, and the run goes on.
+func (r *Runner) Run(ctx context.Context, command string, smoke bool) *Results {
+	r.results = &Results{Smoke: smoke, Command: command, Started: time.Now(),
+		Machine: describeMachine(), Plan: r.Plan}
+	for _, s := range r.Systems {
+		r.results.Systems = append(r.results.Systems, s.Name())
+	}
+	for _, group := range []func(context.Context) Group{
+		r.reqrepGroup, r.onewayGroup, r.fanoutGroup, r.bulkGroup, r.connectGroup, r.idleGroup,
+	} {
+		if ctx.Err() != nil {
+			break
+		}
+		if g := group(ctx); len(g.Cases) > 0 {
+			r.results.Groups = append(r.results.Groups, g)
+		}
+	}
+	r.results.Machine.LoadEnd = loadAverage()
+	r.results.Seconds = time.Since(r.results.Started).Seconds()
+	return r.results
+}
+
+// caseSpec is one case of a group before it is measured.
+type caseSpec struct {
+	id, label string
+	param     float64
+	arg       any // the group's own description of the case
+}
+
+// measurement is what one repetition found.
+type measurement struct {
+	figures map[string]float64
+	samples []time.Duration // latencies, pooled over the repetitions into percentiles
+}
+
+// session is a case set up on one system, ready for repetitions.
+type session interface {
+	rep(ctx context.Context, rep int) (measurement, error)
+	close() error
+}
+
+// opener sets a case up on a system; ctx lives until the session is closed.
+type opener func(ctx context.Context, sys system.System, c caseSpec) (session, error)
+
+// schedule says how repetitions and set-ups alternate.
+type schedule int
+
+const (
+	// freshPerRep sets the case up again for every repetition, and lets
+	// the systems take turns within each repetition.
+	freshPerRep schedule = iota
+	// oneSetup sets the case up once per system and runs its repetitions
+	// back to back (for set-ups too heavy to repeat).
+	oneSetup
+)
+
+// runGroup measures every case of g on every system.
+func (r *Runner) runGroup(ctx context.Context, g *Group, specs []caseSpec, reps int, how schedule, open opener) {
+	g.Load = loadAverage()
+	for _, spec := range specs {
+		if r.Only != nil && !r.Only.MatchString(spec.id) {
+			continue
+		}
+		c := Case{ID: spec.id, Label: spec.label, Param: spec.param}
+		samples := make([][]time.Duration, len(r.Systems))
+		for _, s := range r.Systems {
+			c.Systems = append(c.Systems, Outcome{System: s.Name()})
+		}
+		record := func(i, rep int, m measurement, err error) {
+			o := &c.Systems[i]
+			if err != nil {
+				o.Error = err.Error()
+				r.results.Failures++
+				r.logf("%s %s rep %d: FAILED: %v", spec.id, o.System, rep+1, err)
+				return
+			}
+			o.Reps = append(o.Reps, m.figures)
+			samples[i] = append(samples[i], m.samples...)
+			r.logf("%s %s rep %d/%d: %s", spec.id, o.System, rep+1, reps, brief(m.figures))
+		}
+		switch how {
+		case freshPerRep:
+			for rep := range reps {
+				for i, s := range r.Systems {
+					if c.Systems[i].Error == "" {
+						m, err := r.oneRep(ctx, s, spec, open)
+						record(i, rep, m, err)
+					}
+				}
+			}
+		case oneSetup:
+			for i, s := range r.Systems {
+				r.allReps(ctx, s, spec, reps, open, func(rep int, m measurement, err error) { record(i, rep, m, err) })
+			}
+		}
+		for i := range c.Systems {
+			o := &c.Systems[i]
+			o.Summary = medianOfReps(o.Reps)
+			if len(samples[i]) > 0 {
+				for k, v := range latencySummary(samples[i]) {
+					o.Summary[k] = v
+				}
+			}
+		}
+		g.Cases = append(g.Cases, c)
+	}
+}
+
+// oneRep sets up, measures once and tears down, bounded by CaseTimeout.
+func (r *Runner) oneRep(ctx context.Context, s system.System, spec caseSpec, open opener) (measurement, error) {
+	var m measurement
+	var repErr error
+	r.allReps(ctx, s, spec, 1, open, func(_ int, got measurement, err error) { m, repErr = got, err })
+	return m, repErr
+}
+
+// allReps sets the case up once and runs reps repetitions, handing each
+// to done; a failed set-up, repetition or teardown is handed to done and
+// ends it. It is bounded by CaseTimeout.
+func (r *Runner) allReps(ctx context.Context, s system.System, spec caseSpec, reps int, open opener, done func(int, measurement, error)) {
+	ctx, cancel := context.WithTimeout(ctx, r.Plan.CaseTimeout)
+	defer cancel()
+	sess, err := open(ctx, s, spec)
+	if err != nil {
+		done(0, measurement{}, fmt.Errorf("setting up: %w", err))
+		return
+	}
+	failed := false
+	for rep := range reps {
+		m, err := sess.rep(ctx, rep)
+		done(rep, m, err)
+		if failed = err != nil; failed {
+			break
+		}
+	}
+	if err := sess.close(); err != nil && !failed {
+		done(reps-1, measurement{}, fmt.Errorf("tearing down: %w", err))
+	}
+}
+
+func (r *Runner) logf(format string, args ...any) {
+	if r.Log != nil {
+		fmt.Fprintf(r.Log, format+"\n", args...)
+	}
+}
+
+// brief is a measurement's figures on one line, keys sorted.
+func brief(figures map[string]float64) string {
+	var parts []string
+	for _, k := range sortedKeys(figures) {
+		parts = append(parts, fmt.Sprintf("%s=%.4g", k, figures[k]))
+	}
+	return strings.Join(parts, " ")
+}

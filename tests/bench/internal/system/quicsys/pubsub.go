@@ -1,0 +1,90 @@
+package quicsys
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/quic-go/quic-go"
+
+	"github.com/weida-go/weida/tests/bench/internal/system"
+)
+
+// publisher sends each publication to every accepted connection, one
+// unidirectional stream per copy, in the publishing goroutine.
+type publisher struct {
+	*listener
+}
+
+// StartPublisher implements system.System. A subscriber is whoever
+// connects; the server does nothing with a connection but keep it.
+func (System) StartPublisher(_ context.Context, _ int) (system.Publisher, error) {
+	l, err := listen(func(context.Context, *quic.Conn) {})
+	if err != nil {
+		return nil, err
+	}
+	return &publisher{listener: l}, nil
+}
+
+func (p *publisher) Publish(payload []byte) error {
+	for _, c := range p.accepted() {
+		s, err := c.OpenUniStreamSync(c.Context())
+		if err != nil {
+			return err
+		}
+		if _, err := s.Write(payload); err != nil {
+			return err
+		}
+		if err := s.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Dropped is always 0: a copy is either written or the publish fails.
+func (p *publisher) Dropped() uint64 { return 0 }
+
+// subscribers are n client connections, each with a reader.
+type subscribers struct {
+	conns []*quic.Conn
+	loops *system.Loops
+}
+
+// DialSubscribers implements system.System.
+func (System) DialSubscribers(ctx context.Context, addr string, n, maxSize int, received func(int, []byte)) (io.Closer, error) {
+	s := &subscribers{loops: system.NewLoops()}
+	for i := range n {
+		c, err := dial(ctx, addr)
+		if err != nil {
+			_ = s.Close()
+			return nil, fmt.Errorf("subscriber %d: %w", i, err)
+		}
+		s.conns = append(s.conns, c)
+		s.loops.Go(func(ctx context.Context) {
+			buf := make([]byte, maxSize+1)
+			for {
+				st, err := c.AcceptUniStream(ctx)
+				if err != nil {
+					return
+				}
+				m, err := system.ReadWhole(st, buf)
+				if err != nil {
+					st.CancelRead(abortCode)
+					continue
+				}
+				received(i, buf[:m])
+			}
+		})
+	}
+	return s, nil
+}
+
+func (s *subscribers) Close() error {
+	s.loops.Stop(func() {
+		for _, c := range s.conns {
+			_ = closeConn(c)
+		}
+	})
+	return nil
+}
