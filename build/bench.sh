@@ -10,6 +10,9 @@
 #                              counts, plus the module's vet and tests;
 #                              fails if anything errors; writes nothing
 #                              into the repository
+#   ./build/bench.sh --report  rewrites docs/BENCHMARKS.md and the plots from
+#                              docs/bench/results.json (after editing
+#                              tests/bench/analysis.md), measuring nothing
 #
 # Needs Go and gcc; installs libzmq3-dev (and pkg-config) with apt-get when
 # missing.
@@ -20,9 +23,10 @@ root=$PWD
 mode=full
 case "${1:-}" in
 --smoke) mode=smoke ;;
+--report) mode=report ;;
 "") ;;
 *)
-	echo "usage: $0 [--smoke]" >&2
+	echo "usage: $0 [--smoke | --report]" >&2
 	exit 2
 	;;
 esac
@@ -38,10 +42,18 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd tests/bench
 
+if [ "$mode" = report ]; then
+	go build -o "$work/weida-bench" ./cmd/weida-bench
+	"$work/weida-bench" report -in "$root/docs/bench/results.json" -md "$root/docs/BENCHMARKS.md" -plots "$root/docs/bench" -analysis analysis.md
+	echo "== rewrote docs/BENCHMARKS.md and docs/bench/*.png from docs/bench/results.json"
+	exit 0
+fi
+
 echo "== go vet (tests/bench)"
 go vet ./...
-echo "== go test -race (tests/bench)"
-go test -race -count=1 ./...
+# -short: the harness's own end-to-end test is the smoke run below.
+echo "== go test -race -short (tests/bench)"
+go test -race -short -count=1 ./...
 echo "== building the harness"
 go build -o "$work/weida-bench" ./cmd/weida-bench
 

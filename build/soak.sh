@@ -8,8 +8,9 @@
 #   ./build/soak.sh                 # 10-minute soak, 5 minutes per fuzz target
 #   ./build/soak.sh 2m 60s          # shorter: soak duration, fuzz time per target
 #
-# Runs without -race: the figures are the library's, not the race
-# detector's (the test command runs the light sizes under -race).
+# Runs without -race, one package at a time (-p 1): the figures are the
+# library's, not the race detector's or a neighbouring package's (the test
+# command runs the light sizes under -race).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,7 +19,7 @@ fuzz="${2:-${FUZZTIME:-5m}}"
 log=$(mktemp -t weida-soak.XXXXXX)
 echo "== heavy end-to-end tests, soak $soak (log: $log)"
 set +e
-WEIDA_HEAVY=1 WEIDA_SOAK="$soak" go test -count=1 -v -timeout 90m ./tests/... 2>&1 | tee "$log" |
+WEIDA_HEAVY=1 WEIDA_SOAK="$soak" go test -p 1 -count=1 -v -timeout 90m ./tests/... 2>&1 | tee "$log" |
 	grep -E '^(=== RUN|--- (PASS|FAIL|SKIP)|ok|FAIL|PASS)' | grep -v '^=== RUN'
 status=${PIPESTATUS[0]}
 set -e

@@ -13,3 +13,6 @@ go test -race -count=1 -timeout 20m ./...
 
 echo "== short fuzz pass (${FUZZTIME:=3s} per decoder)"
 ./build/fuzz.sh "$FUZZTIME"
+
+echo "== C ABI: libweida, the header alone, C examples (also under ASan), 3 s stress"
+./tests/capi/run.sh quick

@@ -13,6 +13,8 @@ typedef struct {
     char *text;
 } last_error;
 
+const char weida_bridge_fault_text[] = "WEIDA_EINTERNAL: the library caught an internal fault";
+
 static pthread_key_t error_key;
 static pthread_once_t error_once = PTHREAD_ONCE_INIT;
 static _Thread_local int in_callback;
@@ -80,6 +82,24 @@ int weida_bridge_get_error(char *buf, size_t cap, size_t *needed) {
 }
 
 int weida_bridge_in_callback(void) { return in_callback; }
+
+/* The interned texts live in static storage, not the heap: a leak checker
+ * has nothing to report, whether or not it scans this library's globals.
+ * Interning happens once, from one Go initialiser, so no lock is needed;
+ * the texts total about 2 KiB (a Go test checks they fit). */
+static char interned[8192];
+static size_t interned_used;
+
+const char *weida_bridge_intern(const char *text, size_t len) {
+    if (len + 1 > sizeof interned - interned_used) {
+        return "";
+    }
+    char *copy = interned + interned_used;
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    interned_used += len + 1;
+    return copy;
+}
 
 void weida_bridge_done(weida_done_fn cb, uintptr_t user, int code, uint64_t a, uint64_t b,
                        const char *err, size_t errlen) {

@@ -8,20 +8,15 @@ import (
 
 // The ABI's own codes (SURFACE.md §3.3); 1..26 are the library's kinds.
 const (
-	codeOK         = 0
-	codeBadHandle  = 100
-	codeInval      = 101
-	codeTimedOut   = 102
-	codeEnd        = 103
-	codeInternal   = 104
-	codeTruncated  = 105
-	firstABIOnly   = codeBadHandle
-	lastABIOnly    = codeTruncated
-	codeRuntime    = int(errs.KindRuntime)
-	codeCanceled   = int(errs.KindCanceled)
-	codeUnsupport  = int(errs.KindUnsupported)
-	codeLimit      = int(errs.KindLimitExceeded)
-	codeNoReplyErr = int(errs.KindNoReply)
+	codeOK        = 0
+	codeBadHandle = 100
+	codeInval     = 101
+	codeTimedOut  = 102
+	codeEnd       = 103
+	codeInternal  = 104
+	codeTruncated = 105
+	lastABIOnly   = codeTruncated
+	codeRuntime   = int(errs.KindRuntime)
 )
 
 // codeInfo names one code as weida.h does and says what it means.

@@ -130,3 +130,15 @@ func TestHeaderConstantsMatchTheLibrary(t *testing.T) {
 		}
 	}
 }
+
+func TestStaticTextsFitTheInternStore(t *testing.T) {
+	total := len(version) + 1 + len("weida/0") + 1 + len("WEIDA_E?: not a weida code") + 1
+	for code := codeOK; code <= lastABIOnly; code++ {
+		if info, ok := describe(code); ok {
+			total += len(info.name) + 2 + len(info.text) + 1
+		}
+	}
+	if total > 8192 {
+		t.Errorf("the static texts need %d bytes; bridge.c interns at most 8192", total)
+	}
+}

@@ -35,6 +35,22 @@ func recoverInto(rc *C.int) {
 	}
 }
 
+// recoverText is recoverInto for the exports that return static text: a
+// fault returns a fixed sentence instead.
+func recoverText(p **C.char) {
+	if r := recover(); r != nil {
+		*p = (*C.char)(unsafe.Pointer(&C.weida_bridge_fault_text))
+	}
+}
+
+// recoverNumber is recoverInto for the exports that return a number: a
+// fault returns 0, which no such function returns otherwise.
+func recoverNumber[T C.uint32_t | C.uint64_t](v *T) {
+	if r := recover(); r != nil {
+		*v = 0
+	}
+}
+
 // internalFault describes a recovered panic, with the stack for a report.
 func internalFault(r any) error {
 	return abiErr(codeInternal, fmt.Sprintf("internal fault (please report): %v\n%s", r, debug.Stack()))

@@ -186,6 +186,57 @@ func TestHeaderMatchesExports(t *testing.T) {
 	}
 }
 
+// TestEveryExportRecovers: a panic must never unwind into C, so the first
+// statement of every export defers one of the recover helpers.
+func TestEveryExportRecovers(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	guards := map[string]bool{"recoverInto": true, "recoverText": true, "recoverNumber": true}
+	seen := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, decl := range file.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || fn.Doc == nil || !hasExport(fn) {
+				continue
+			}
+			seen++
+			if !firstStatementDefersGuard(fn, guards) {
+				t.Errorf("%s: the first statement must be `defer recoverInto(&rc)` (or recoverText/recoverNumber)", fn.Name.Name)
+			}
+		}
+	}
+	if seen < 100 {
+		t.Fatalf("saw only %d exports", seen)
+	}
+}
+
+func firstStatementDefersGuard(fn *ast.FuncDecl, guards map[string]bool) bool {
+	if fn.Body == nil || len(fn.Body.List) == 0 {
+		return false
+	}
+	d, ok := fn.Body.List[0].(*ast.DeferStmt)
+	if !ok {
+		return false
+	}
+	switch f := d.Call.Fun.(type) {
+	case *ast.Ident:
+		return guards[f.Name]
+	case *ast.IndexExpr: // an explicitly instantiated generic guard
+		id, ok := f.X.(*ast.Ident)
+		return ok && guards[id.Name]
+	}
+	return false
+}
+
 func TestHeaderParserSeesEveryKindOfPrototype(t *testing.T) {
 	// The parser must see through const, multi-line lists and (void).
 	header := headerPrototypes(t)

@@ -24,30 +24,47 @@ func main() {}
 // staticTexts are C strings made once and never freed: what
 // weida_version, weida_alpn and weida_strerror return.
 var staticTexts = sync.OnceValue(func() map[string]*C.char {
-	m := map[string]*C.char{"version": C.CString(version), "alpn": C.CString(wire.ALPN),
-		"unknown": C.CString("WEIDA_E?: not a weida code")}
+	m := map[string]*C.char{"version": intern(version), "alpn": intern(wire.ALPN),
+		"unknown": intern("WEIDA_E?: not a weida code")}
 	for code := codeOK; code <= lastABIOnly; code++ {
 		if info, ok := describe(code); ok {
-			m[info.name] = C.CString(info.name + ": " + info.text)
+			m[info.name] = intern(info.name + ": " + info.text)
 		}
 	}
 	return m
 })
 
+func intern(s string) *C.char {
+	return C.weida_bridge_intern(textPtr(s), C.size_t(len(s)))
+}
+
 //export weida_version
-func weida_version() *C.char { return staticTexts()["version"] }
+func weida_version() (p *C.char) {
+	defer recoverText(&p)
+	return staticTexts()["version"]
+}
 
 //export weida_abi_version
-func weida_abi_version() C.uint32_t { return abiVersion }
+func weida_abi_version() (v C.uint32_t) {
+	defer recoverNumber(&v)
+	return abiVersion
+}
 
 //export weida_wire_version
-func weida_wire_version() C.uint64_t { return C.uint64_t(wire.Version) }
+func weida_wire_version() (v C.uint64_t) {
+	defer recoverNumber(&v)
+	return C.uint64_t(wire.Version)
+}
 
 //export weida_alpn
-func weida_alpn() *C.char { return staticTexts()["alpn"] }
+func weida_alpn() (p *C.char) {
+	defer recoverText(&p)
+	return staticTexts()["alpn"]
+}
 
 //export weida_strerror
-func weida_strerror(code C.int) *C.char {
+func weida_strerror(code C.int) (p *C.char) {
+	defer recoverText(&p)
 	if info, ok := describe(int(code)); ok {
 		return staticTexts()[info.name]
 	}

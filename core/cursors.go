@@ -63,11 +63,15 @@ func (c *Cursors) Changed(ctx context.Context) (snapshot map[uint64]uint64, more
 			f.mu.Unlock()
 			return snap, true, nil
 		}
-		ended, wake := f.ended, f.wake
-		f.mu.Unlock()
-		if ended {
+		if f.ended {
+			f.mu.Unlock()
 			return nil, false, nil
 		}
+		if f.wake == nil {
+			f.wake = make(chan struct{})
+		}
+		wake := f.wake
+		f.mu.Unlock()
 		select {
 		case <-wake:
 		case <-ctx.Done():
@@ -95,14 +99,14 @@ type reportFeed struct {
 	version uint64 // counts changes
 	seen    uint64 // the version Changed last returned
 	ended   bool
-	wake    chan struct{}           // closed and replaced at every change, closed at the end
+	wake    chan struct{}           // made by a waiting Changed, closed at the next change or the end
 	stream  *transport.CursorStream // while it is read
 	records uint64                  // records received, for the benchmarks
 	bytes   uint64                  // record bytes received, for the benchmarks
 }
 
 func newReportFeed(c *transport.Conn, o cursor.Order) *reportFeed {
-	return &reportFeed{conn: c, offsets: cursor.NewOffsets(o), wake: make(chan struct{})}
+	return &reportFeed{conn: c, offsets: cursor.NewOffsets(o)}
 }
 
 func (f *reportFeed) setID(id uint64) {
@@ -158,8 +162,7 @@ func (f *reportFeed) apply(recs []wire.CursorRecord, bytesRead uint64) {
 	f.bytes = bytesRead
 	if changed {
 		f.version++
-		close(f.wake)
-		f.wake = make(chan struct{})
+		f.wakeLocked()
 	}
 }
 
@@ -193,7 +196,16 @@ func (f *reportFeed) end() {
 func (f *reportFeed) endLocked() {
 	if !f.ended {
 		f.ended = true
+		f.wakeLocked()
+	}
+}
+
+// wakeLocked releases a waiting Changed. The channel exists only while one
+// waits, so a flood of records costs no allocation beyond the reader's pace.
+func (f *reportFeed) wakeLocked() {
+	if f.wake != nil {
 		close(f.wake)
+		f.wake = nil
 	}
 }
 

@@ -81,43 +81,67 @@ func cursorsConsume(t *weida.IncomingTransfer, buf []byte) (int64, error) {
 	return total, nil
 }
 
+// streamed is what one streamed transfer took.
+type streamed struct {
+	cursors  *weida.Cursors // nil without an order
+	transfer time.Duration  // from Open until the receiver had read it all
+	cpu      time.Duration  // process CPU time over the same span (0 where unmeasured)
+	verdict  time.Duration  // from then until the Cursors showed Processed at the end
+}
+
 // stream sends one transfer of size bytes under order and returns once the
 // sender knows it was consumed: from the report when one was ordered
 // (Processed at the full length), else from the receiver's own signal.
-func (s *cursorsStreamer) stream(ctx context.Context, payload []byte, size int, order weida.ReportOrder) (*weida.Cursors, error) {
+func (s *cursorsStreamer) stream(ctx context.Context, payload []byte, size int, order weida.ReportOrder) (streamed, error) {
+	start := time.Now()
+	cpuStart, _ := processCPU()
+	res, err := s.transfer(ctx, payload, size, order)
+	if err != nil {
+		return streamed{}, err
+	}
+	res.transfer = time.Since(start)
+	if cpuEnd, ok := processCPU(); ok {
+		res.cpu = cpuEnd - cpuStart
+	}
+	if res.cursors == nil {
+		return res, nil
+	}
+	for {
+		if off, ok := res.cursors.Offset(weida.Processed); ok && off == uint64(size) {
+			res.verdict = time.Since(start) - res.transfer
+			return res, nil
+		}
+		if _, more, err := res.cursors.Changed(ctx); err != nil || !more {
+			return streamed{}, fmt.Errorf("the report ended at %v (%v) before Processed reached %d", res.cursors.Snapshot(), err, size)
+		}
+	}
+}
+
+// transfer writes the transfer and waits until the receiver read it all.
+func (s *cursorsStreamer) transfer(ctx context.Context, payload []byte, size int, order weida.ReportOrder) (streamed, error) {
 	out, err := s.peer.Open(ctx, weida.TransferMeta{Report: order})
 	if err != nil {
-		return nil, err
+		return streamed{}, err
 	}
-	cursors := out.Cursors()
+	res := streamed{cursors: out.Cursors()}
 	for sent := 0; sent < size; sent += len(payload) {
 		if _, err := out.Write(payload); err != nil {
-			return nil, err
+			return streamed{}, err
 		}
 	}
 	if _, err := out.Finish(); err != nil {
-		return nil, err
+		return streamed{}, err
 	}
 	select {
 	case n := <-s.received:
 		if n != int64(size) {
-			return nil, fmt.Errorf("the receiver read %d bytes, want %d", n, size)
+			return streamed{}, fmt.Errorf("the receiver read %d bytes, want %d", n, size)
 		}
+		return res, nil
 	case <-s.stopped:
-		return nil, fmt.Errorf("the receiver failed: %v", s.loopErr)
+		return streamed{}, fmt.Errorf("the receiver failed: %v", s.loopErr)
 	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	if cursors == nil {
-		return nil, nil
-	}
-	for {
-		if off, ok := cursors.Offset(weida.Processed); ok && off == uint64(size) {
-			return cursors, nil
-		}
-		if _, more, err := cursors.Changed(ctx); err != nil || !more {
-			return nil, fmt.Errorf("the report ended at %v (%v) before Processed reached %d", cursors.Snapshot(), err, size)
-		}
+		return streamed{}, ctx.Err()
 	}
 }
 
@@ -140,14 +164,14 @@ func BenchmarkCursorsStreamed256MiB(b *testing.B) {
 			var records, bytes uint64
 			b.ResetTimer()
 			for range b.N {
-				cursors, err := s.stream(b.Context(), payload, cursorsBenchBytes, tc.order)
+				res, err := s.stream(b.Context(), payload, cursorsBenchBytes, tc.order)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if cursors != nil {
-					r, n := weida.CursorsTraffic(cursors)
+				if res.cursors != nil {
+					r, n := weida.CursorsTraffic(res.cursors)
 					records += r
-					bytes += n + cursorsHeadBytes(cursors)
+					bytes += n + cursorsHeadBytes(res.cursors)
 				}
 			}
 			b.StopTimer()
@@ -162,31 +186,47 @@ func BenchmarkCursorsStreamed256MiB(b *testing.B) {
 
 // BenchmarkCursorsProcessedOverhead streams the 256 MiB transfer twice per
 // op on one connection, without and with a Processed order, alternating
-// which goes first, and reports the median of the per-op time ratios as
-// the report's overhead in percent: pairing the two runs keeps load that
-// drifts over a long benchmark out of the comparison.
+// which goes first. It reports the median of the per-op ratios of the
+// transfer times (until the receiver read everything) as the order's
+// throughput overhead in percent — pairing the two runs keeps load that
+// drifts over a long benchmark out of the comparison — the same for the
+// process's CPU time, which other processes on the machine barely disturb,
+// and the median time the final Processed record then took to reach the
+// sender.
 func BenchmarkCursorsProcessedOverhead(b *testing.B) {
 	s := openCursorsStreamer(b)
 	payload := reqrepPattern(cursorsBenchChunk)
 	orders := [2]weida.ReportOrder{{}, reportOf(weida.Processed)}
 	ratios := make([]float64, 0, b.N)
+	cpuRatios := make([]float64, 0, b.N)
+	lags := make([]time.Duration, 0, b.N)
 	b.SetBytes(2 * cursorsBenchBytes)
 	b.ResetTimer()
 	for i := range b.N {
-		var took [2]time.Duration
+		var took [2]streamed
 		for k := range 2 {
 			which := (i + k) % 2
-			start := time.Now()
-			if _, err := s.stream(b.Context(), payload, cursorsBenchBytes, orders[which]); err != nil {
+			res, err := s.stream(b.Context(), payload, cursorsBenchBytes, orders[which])
+			if err != nil {
 				b.Fatal(err)
 			}
-			took[which] = time.Since(start)
+			took[which] = res
 		}
-		ratios = append(ratios, took[1].Seconds()/took[0].Seconds())
+		ratios = append(ratios, took[1].transfer.Seconds()/took[0].transfer.Seconds())
+		if took[0].cpu > 0 {
+			cpuRatios = append(cpuRatios, took[1].cpu.Seconds()/took[0].cpu.Seconds())
+		}
+		lags = append(lags, took[1].verdict)
 	}
 	b.StopTimer()
 	slices.Sort(ratios)
+	slices.Sort(lags)
 	b.ReportMetric(100*(ratios[len(ratios)/2]-1), "overhead-%")
+	if len(cpuRatios) > 0 {
+		slices.Sort(cpuRatios)
+		b.ReportMetric(100*(cpuRatios[len(cpuRatios)/2]-1), "cpu-overhead-%")
+	}
+	b.ReportMetric(float64(lags[len(lags)/2].Microseconds())/1000, "verdict-lag-ms")
 }
 
 // cursorsHeadBytes is the size of the CURSOR stream's preamble and head.
@@ -201,15 +241,15 @@ func TestCursorsBenchHarnessSmoke(t *testing.T) {
 	s := openCursorsStreamer(t)
 	payload := reqrepPattern(cursorsBenchChunk)
 	for _, order := range []weida.ReportOrder{{}, reportOf(weida.Processed)} {
-		cursors, err := s.stream(t.Context(), payload, 4*cursorsBenchChunk, order)
+		res, err := s.stream(t.Context(), payload, 4*cursorsBenchChunk, order)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if (cursors == nil) != (order.Levels == nil) {
-			t.Fatalf("order %v: cursors %v", order, cursors)
+		if (res.cursors == nil) != (order.Levels == nil) || res.transfer <= 0 {
+			t.Fatalf("order %v: %+v", order, res)
 		}
-		if cursors != nil {
-			if records, bytes := weida.CursorsTraffic(cursors); records == 0 || bytes < 2*records {
+		if res.cursors != nil {
+			if records, bytes := weida.CursorsTraffic(res.cursors); records == 0 || bytes < 2*records {
 				t.Fatalf("traffic: %d records in %d bytes", records, bytes)
 			}
 		}

@@ -52,9 +52,9 @@ func (r *Reporter) Mode() ReportMode { return ReportMode(r.w.Order().Mode()) }
 // Report states that payload bytes [0, offset) reached level (an absolute
 // offset into the payload, never a delta). A level the sender did not order
 // is ignored, not refused, and so is an offset not beyond the level's last.
-// In Progress mode the record leaves when the level advanced by 1 MiB or
-// 100 ms after the advance, whichever comes first; in FinalOnly mode at
-// Finish. It fails with NoReply after Finish and with Protocol for an
+// In Progress mode a record leaves each time the level crosses another
+// MiB, or 100 ms after an advance, whichever comes first; in FinalOnly
+// mode at Finish. It fails with NoReply after Finish and with Protocol for an
 // offset above 2^62-1, which has no wire encoding.
 func (r *Reporter) Report(level, offset uint64) error { return r.w.Report(level, offset) }
 

@@ -165,34 +165,48 @@ func TestSeqHostilePeerStaysWithinTheCaps(t *testing.T) {
 	}
 }
 
-// seqWantDeliveries accepts n transfers and checks, under reassembly, the
-// accounting of every scope: no number is both delivered and missed, and
-// with one scope (all of it tracked) every number up to the last release
-// was delivered or reported missed.
+// seqWantDeliveries accepts n transfers and, under reassembly, checks
+// their accounting (seqAccounts).
 func seqWantDeliveries(t *testing.T, srv *guaranteeServer, set guarantee.Set, n int) {
 	t.Helper()
-	type account struct{ last, count, missed uint64 }
-	scopes := map[string]*account{}
+	accounts := seqAccounts{}
 	for range n {
 		meta, _ := seqAccept(t, srv.a)
-		if set.Ordering != guarantee.PerProducerReassemble {
-			continue
+		if set.Ordering == guarantee.PerProducerReassemble {
+			accounts.add(meta)
 		}
-		topic, _ := meta.Topic()
-		s, _ := meta.Sequence()
-		missed, _ := meta.Missed()
-		a := scopes[topic]
-		if a == nil {
-			a = &account{}
-			scopes[topic] = a
-		} else if s <= a.last {
-			continue // below the position: passed straight through
-		}
-		a.last, a.count, a.missed = s, a.count+1, a.missed+missed
 	}
-	for topic, a := range scopes {
-		if a.count+a.missed > a.last+1 || len(scopes) == 1 && a.count+a.missed != a.last+1 {
-			t.Fatalf("scope %q: %d delivered and %d missed up to %d", topic, a.count, a.missed, a.last)
+	accounts.check(t)
+}
+
+// seqAccounts keeps, per topic, what a reassembling receiver delivered:
+// every release past the position continues it, either in order or with
+// the gap it skipped, while a release at or below it passed straight
+// through (late, repeated, or in an untracked scope).
+type seqAccounts map[string]*seqAccount
+
+type seqAccount struct{ last, inOrder, missed uint64 }
+
+func (a seqAccounts) add(meta weida.IncomingMeta) {
+	topic, _ := meta.Topic()
+	n, _ := meta.Sequence()
+	missed, _ := meta.Missed()
+	acc := a[topic]
+	switch {
+	case acc == nil:
+		a[topic] = &seqAccount{last: n, inOrder: 1, missed: missed}
+	case n > acc.last:
+		acc.last, acc.inOrder, acc.missed = n, acc.inOrder+1, acc.missed+missed
+	}
+}
+
+// check: no number is both delivered and missed, and with one scope (all
+// of it tracked) every number up to the last release was one or the other.
+func (a seqAccounts) check(t *testing.T) {
+	t.Helper()
+	for topic, acc := range a {
+		if acc.inOrder+acc.missed > acc.last+1 || len(a) == 1 && acc.inOrder+acc.missed != acc.last+1 {
+			t.Fatalf("scope %q: %d delivered in order and %d missed up to %d", topic, acc.inOrder, acc.missed, acc.last)
 		}
 	}
 }

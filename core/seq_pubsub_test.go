@@ -12,7 +12,10 @@ import (
 // stalled subscriber (drop-new at its byte budget); the subscriber, running
 // detect or reassemble, sees the hole as Missed. Under reassemble the copies
 // after the hole are held until the hold is full, then the forced release
-// carries the gap and the rest follows in order (SEMANTICS.md §2.3).
+// carries the gap and the rest follows in order (SEMANTICS.md §2.3). A
+// packet lost on a loaded machine may delay a copy past a full hold too;
+// that copy then counts as missed and arrives late, which the accounting
+// allows.
 func TestSeqGapPubSubDroppedCopyIsMissed(t *testing.T) {
 	for _, set := range []guarantee.Set{seqDetect, seqReassemble} {
 		t.Run(set.String(), func(t *testing.T) {
@@ -44,8 +47,8 @@ func TestSeqGapPubSubDroppedCopyIsMissed(t *testing.T) {
 				pubsubPublishPromptly(t, srv.pub, "t", []byte("s"))
 			}
 			received := map[uint64]bool{}
-			var missed, gaps uint64
-			var order []uint64
+			var missed uint64
+			accounts := seqAccounts{}
 			for range 2 + small {
 				_, meta, err := sub.Recv(ctxFor(t), 4<<20)
 				if err != nil {
@@ -56,10 +59,9 @@ func TestSeqGapPubSubDroppedCopyIsMissed(t *testing.T) {
 					t.Fatalf("copy numbered %d (%v), or twice", n, ok)
 				}
 				received[n] = true
-				order = append(order, n)
-				if m, gap := meta.Missed(); gap {
-					missed, gaps = missed+m, gaps+1
-				}
+				accounts.add(meta)
+				m, _ := meta.Missed()
+				missed += m
 			}
 			if received[2] || len(received) != 2+small || !received[2+small] {
 				t.Fatalf("received %d copies; want all of 0..%d but the dropped 2", len(received), 2+small)
@@ -68,15 +70,7 @@ func TestSeqGapPubSubDroppedCopyIsMissed(t *testing.T) {
 				t.Fatalf("publisher dropped %d, subscriber saw %d missed", srv.pub.Dropped(), missed)
 			}
 			if set.Ordering == guarantee.PerProducerReassemble {
-				// In order, one gap of exactly the dropped copy, reported on 3.
-				for i, n := range order {
-					if want := uint64(i) + uint64(min(i, 2)/2); n != want {
-						t.Fatalf("delivery %d is %d, want %d", i, n, want)
-					}
-				}
-				if missed != 1 || gaps != 1 {
-					t.Fatalf("%d missed in %d gaps, want the one dropped copy", missed, gaps)
-				}
+				accounts.check(t)
 			}
 		})
 	}

@@ -167,13 +167,17 @@ func (m IncomingMeta) Endpoint() (string, bool) { return m.hdr().Endpoint.V, m.h
 func (m IncomingMeta) ContentLen() (uint64, bool) { return m.hdr().ContentLen.V, m.hdr().ContentLen.Ok }
 
 // ContentType is the sender's media-type label.
-func (m IncomingMeta) ContentType() (string, bool) { return m.hdr().ContentType.V, m.hdr().ContentType.Ok }
+func (m IncomingMeta) ContentType() (string, bool) {
+	return m.hdr().ContentType.V, m.hdr().ContentType.Ok
+}
 
 // Topic is the topic of a fan-out copy.
 func (m IncomingMeta) Topic() (string, bool) { return m.hdr().Topic.V, m.hdr().Topic.Ok }
 
 // Traceparent is the W3C trace context the sender supplied.
-func (m IncomingMeta) Traceparent() (string, bool) { return m.hdr().Traceparent.V, m.hdr().Traceparent.Ok }
+func (m IncomingMeta) Traceparent() (string, bool) {
+	return m.hdr().Traceparent.V, m.hdr().Traceparent.Ok
+}
 
 // Tracestate is the W3C tracestate the sender supplied.
 func (m IncomingMeta) Tracestate() (string, bool) { return m.hdr().Tracestate.V, m.hdr().Tracestate.Ok }

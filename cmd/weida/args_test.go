@@ -71,7 +71,7 @@ func TestParseCommandLineRefusesMistakes(t *testing.T) {
 		{"missing URL", []string{"send", "--ca", "x"}, "missing URL", true},
 		{"third argument", []string{"request", url, "f", "g"}, `unexpected argument "g": request takes a URL and at most one FILE`, true},
 		{"serve file", []string{"serve", "--sink", url, "f"}, `unexpected argument "f": serve takes only a URL`, true},
-		{"serve without role", []string{"serve", url}, "serve needs a role: --echo or --sink", true},
+		{"serve without role", []string{"serve", url}, "serve needs a role: --echo or --sink or --pub", true},
 		{"serve with two roles", []string{"serve", "--sink", url, "--echo"}, "serve takes one role, not --echo or --sink", true},
 		{"dialling option on serve", []string{"serve", "--echo", url, "--ca", "x"}, `unknown option "--ca" for serve`, true},
 	}

@@ -29,6 +29,6 @@
 // ever come, 6 the key that answered is not trusted, 7 the connection was
 // lost or never made. The table lives in main.go.
 //
-// Not yet here: sub's " missed=M" (the library reports no sequence gaps
-// yet), and serving weida+unix:// (the library serves QUIC only so far).
+// Not yet here: serving weida+unix:// (the library serves QUIC only so
+// far).
 package main

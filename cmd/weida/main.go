@@ -121,12 +121,7 @@ func run(args []string, con console) int {
 	// handlers lets a second one kill a process that is slow to stop.
 	context.AfterFunc(ctx, stop)
 
-	err = runVerb(ctx, cmd.inv, con)
-	var reported *reportedError
-	if err != nil && !errors.As(err, &reported) {
-		fmt.Fprintf(con.err, "weida: %v\n", err)
-	}
-	return exitCode(err)
+	return exitCode(runVerb(ctx, cmd.inv, con))
 }
 
 // runVerb gives the verb a runtime and drains the runtime after it, rather
@@ -135,10 +130,13 @@ func run(args []string, con console) int {
 func runVerb(ctx context.Context, inv *invocation, con console) error {
 	rt, err := weida.NewRuntime(weida.Config{})
 	if err != nil {
+		reportError(con.err, err)
 		return err
 	}
 	inv.drainDeadline = sync.OnceValue(func() time.Time { return time.Now().Add(drainTimeout) })
 	err = inv.verb.run(ctx, rt, inv, con)
+	// Said before the drain, which may take seconds.
+	reportError(con.err, err)
 	drained, drainErr := rt.Drain(inv.drainDeadline())
 	// Only a verb that succeeded hears about the drain: a refused transfer
 	// is unacknowledged by nature, and saying so beside the refusal would
@@ -147,6 +145,15 @@ func runVerb(ctx context.Context, inv *invocation, con console) error {
 		reportDrain(con.err, drained, drainErr)
 	}
 	return err
+}
+
+// reportError writes "weida: <error>" on stderr, unless the verb already
+// described err in its own words.
+func reportError(stderr io.Writer, err error) {
+	var reported *reportedError
+	if err != nil && !errors.As(err, &reported) {
+		fmt.Fprintf(stderr, "weida: %v\n", err)
+	}
 }
 
 // reportDrain tells stderr what a drain left undone; the exit status stays

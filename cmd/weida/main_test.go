@@ -65,3 +65,42 @@ func TestUsageNamesEveryVerbOptionAndExitCode(t *testing.T) {
 		}
 	}
 }
+
+func TestReportDrainSpeaksOnlyOfWhatIsLeft(t *testing.T) {
+	cases := []struct {
+		name    string
+		drained weida.Drained
+		err     error
+		want    string
+	}{
+		{"all delivered", weida.Drained{Delivered: 3}, nil, ""},
+		{"nothing to drain", weida.Drained{}, nil, ""},
+		{"outstanding", weida.Drained{Delivered: 1, Outstanding: 2},
+			nil, "weida: 2 transfer(s) unacknowledged at the drain deadline\n"},
+		{"failed", weida.Drained{}, errors.New("runtime closed"), "weida: the drain failed: runtime closed\n"},
+	}
+	for _, c := range cases {
+		var b strings.Builder
+		reportDrain(&b, c.drained, c.err)
+		if b.String() != c.want {
+			t.Errorf("%s: reported %q, want %q", c.name, b.String(), c.want)
+		}
+	}
+}
+
+func TestSynopsisGroupsKeepsBracketsWhole(t *testing.T) {
+	cases := []struct {
+		synopsis string
+		want     []string
+	}{
+		{"[--ca PATH] URL [FILE]", []string{"[--ca PATH]", "URL", "[FILE]"}},
+		{"(--echo | --sink) URL", []string{"(--echo | --sink)", "URL"}},
+		{"[--framing line|raw]  URL", []string{"[--framing line|raw]", "URL"}},
+		{"URL", []string{"URL"}},
+	}
+	for _, c := range cases {
+		if got := synopsisGroups(c.synopsis); strings.Join(got, "/") != strings.Join(c.want, "/") {
+			t.Errorf("synopsisGroups(%q) = %q, want %q", c.synopsis, got, c.want)
+		}
+	}
+}

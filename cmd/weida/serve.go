@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sync"
 	"time"
 
 	weida "github.com/weida-go/weida/core"
@@ -109,7 +108,7 @@ func runServe(ctx context.Context, rt *weida.Runtime, inv *invocation, con conso
 	if err != nil {
 		return err
 	}
-	serveLoop, err := chosenRole(inv).claim(rt.Listener(), addr.Path, con)
+	loop, err := chosenRole(inv).claim(rt.Listener(), addr.Path, con)
 	if err != nil {
 		return err
 	}
@@ -125,7 +124,7 @@ func runServe(ctx context.Context, rt *weida.Runtime, inv *invocation, con conso
 	if _, err := fmt.Fprintln(con.out, binding.URL(addr.Path)); err != nil {
 		return fmt.Errorf("cannot print the address: %w", err)
 	}
-	err = serveLoop(ctx, inv.drainDeadline)
+	err = loop(ctx, inv.drainDeadline)
 	if ctx.Err() != nil {
 		return nil
 	}
@@ -180,25 +179,4 @@ func writeCertificate(inv *invocation, id *weida.Identity, con console) error {
 	}
 	fmt.Fprintf(con.err, "wrote the certificate to %s\n", path)
 	return nil
-}
-
-// awaitInHand waits for the work in hand, but not past finishBy(): what is
-// still running then is cut when the drain closes the connections.
-func awaitInHand(inHand *sync.WaitGroup, finishBy func() time.Time) {
-	done := make(chan struct{})
-	go func() {
-		inHand.Wait()
-		close(done)
-	}()
-	awaitClosed(done, finishBy)
-}
-
-// awaitClosed waits for done to close, but not past finishBy().
-func awaitClosed(done <-chan struct{}, finishBy func() time.Time) {
-	deadline := time.NewTimer(time.Until(finishBy()))
-	defer deadline.Stop()
-	select {
-	case <-done:
-	case <-deadline.C:
-	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	weida "github.com/weida-go/weida/core"
@@ -19,14 +18,18 @@ func claimEcho(l *weida.Listener, path string, con console) (serveLoop, error) {
 		return nil, err
 	}
 	return func(ctx context.Context, finishBy func() time.Time) error {
-		var inHand sync.WaitGroup
-		defer awaitInHand(&inHand, finishBy)
+		work := inHand{noun: "request"}
+		defer work.finish(finishBy, con.err)
 		for {
 			ex, err := replier.AcceptStream(ctx)
 			if err != nil {
 				return err
 			}
-			inHand.Go(func() { echo(ex, con) })
+			work.begin()
+			go func() {
+				defer work.end()
+				echo(ex, con)
+			}()
 		}
 	}, nil
 }

@@ -27,26 +27,30 @@ func claimSink(l *weida.Listener, path string, con console) (serveLoop, error) {
 // takes no context: the loop stays free to see a signal, stop taking
 // transfers, and give the one being written until finishBy() to end.
 func sinkLoop(ctx context.Context, puller *weida.Puller, con console, finishBy func() time.Time) error {
+	work := inHand{noun: "transfer"}
 	transfers := make(chan *weida.IncomingTransfer)
-	worker := make(chan struct{})
 	go func() {
-		defer close(worker)
 		for t := range transfers {
 			sinkTransfer(t, con)
+			work.end()
 		}
 	}()
 	defer func() {
 		close(transfers)
-		awaitClosed(worker, finishBy)
+		work.finish(finishBy, con.err)
 	}()
 	for {
 		t, err := puller.RecvStream(ctx)
 		if err != nil {
 			return err
 		}
+		// Counted before the handover, so a stop never misses a transfer
+		// the worker is about to take.
+		work.begin()
 		select {
 		case transfers <- t:
 		case <-ctx.Done():
+			work.end()
 			_ = t.Close() // never started: refused, so its sender learns
 			return ctx.Err()
 		}

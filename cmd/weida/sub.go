@@ -27,7 +27,7 @@ var subVerb = &verb{
 	synopsis: "[--ca PATH] [--filter F] [--count N] [--framing line|raw|nul|length] URL",
 	summary:  "subscribe to a publisher and write each message's payload to stdout",
 	options:  []option{optCA, optFilter, optCount, optFraming},
-	check:    func(inv *invocation) error { _, err := parseSubOptions(inv); return err },
+	check:    checkSubOptions,
 	run:      runSub,
 }
 
@@ -37,6 +37,12 @@ type subOptions struct {
 	count   uint64
 	counted bool // --count was given; otherwise sub runs until interrupted
 	framing framing
+}
+
+// checkSubOptions refuses a bad --count or --framing before anything runs.
+func checkSubOptions(inv *invocation) error {
+	_, err := parseSubOptions(inv)
+	return err
 }
 
 // parseSubOptions reads --filter, --count and --framing; a bad --count or
@@ -120,11 +126,15 @@ func receiveMessage(ctx context.Context, out *bufio.Writer, t *weida.IncomingTra
 		err = out.Flush()
 	}
 	if err != nil {
-		fmt.Fprintf(con.err, "weida: the message on topic=%s failed after %d bytes: %v\n", topic, n, err)
+		fmt.Fprintf(con.err, "weida: the message on topic=%s failed after writing %d bytes: %v\n", topic, n, err)
 		return err
 	}
-	// SURFACE.md §1.2 adds " missed=M" when the library reports a sequence
-	// gap; IncomingMeta has no getter for it yet (see the note in doc.go).
+	// A gap is reported only on connections that agreed on PerProducer
+	// ordering; under the default (core) guarantees a drop stays silent.
+	if missed, ok := t.Meta().Missed(); ok {
+		fmt.Fprintf(con.err, "topic=%s bytes=%d missed=%d\n", topic, n, missed)
+		return nil
+	}
 	fmt.Fprintf(con.err, "topic=%s bytes=%d\n", topic, n)
 	return nil
 }

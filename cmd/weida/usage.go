@@ -25,7 +25,7 @@ func writeUsage(w io.Writer) {
 	for _, v := range verbs {
 		synopses = append(synopses, [2]string{"weida " + v.name, v.synopsis})
 	}
-	writeColumns(&b, synopses)
+	writeColumns(&b, synopses, synopsisGroups)
 	b.WriteString("  weida --help | -h | help\n  weida --version | -V\n")
 
 	b.WriteString("\nOptions may appear anywhere after the verb. The first other argument is the\n" +
@@ -34,7 +34,7 @@ func writeUsage(w io.Writer) {
 	for _, v := range verbs {
 		summaries = append(summaries, [2]string{v.name, v.summary})
 	}
-	writeColumns(&b, summaries)
+	writeColumns(&b, summaries, strings.Fields)
 
 	b.WriteString("\nOptions:\n")
 	var options [][2]string
@@ -44,7 +44,7 @@ func writeUsage(w io.Writer) {
 	for _, o := range builtinOptions {
 		options = append(options, [2]string{o.name, o.help})
 	}
-	writeColumns(&b, options)
+	writeColumns(&b, options, strings.Fields)
 
 	b.WriteString(`
 URLs:
@@ -59,13 +59,14 @@ Exit codes:
 	for _, row := range exitTable {
 		codes = append(codes, [2]string{fmt.Sprint(row.code), row.meaning})
 	}
-	writeColumns(&b, codes)
+	writeColumns(&b, codes, strings.Fields)
 	_, _ = io.WriteString(w, b.String())
 }
 
 // writeColumns writes rows as two columns indented by two spaces, wrapping
-// the second column at usageWidth under itself.
-func writeColumns(b *strings.Builder, rows [][2]string) {
+// the second column at usageWidth under itself, between the words split
+// returns.
+func writeColumns(b *strings.Builder, rows [][2]string, split func(string) []string) {
 	left := 0
 	for _, r := range rows {
 		left = max(left, len(r[0]))
@@ -73,7 +74,7 @@ func writeColumns(b *strings.Builder, rows [][2]string) {
 	indent := strings.Repeat(" ", 2+left+2)
 	for _, r := range rows {
 		line := "  " + r[0] + strings.Repeat(" ", left-len(r[0])+2)
-		for i, word := range strings.Fields(r[1]) {
+		for i, word := range split(r[1]) {
 			if i > 0 && len(line)+1+len(word) > usageWidth {
 				b.WriteString(line + "\n")
 				line = indent + word
@@ -86,6 +87,33 @@ func writeColumns(b *strings.Builder, rows [][2]string) {
 		}
 		b.WriteString(strings.TrimRight(line, " ") + "\n")
 	}
+}
+
+// synopsisGroups splits a synopsis into words, keeping each bracketed or
+// parenthesised group whole, so a wrapped synopsis never separates an
+// option from its operand.
+func synopsisGroups(synopsis string) []string {
+	var words []string
+	depth, start := 0, 0
+	for i, c := range synopsis {
+		switch c {
+		case '[', '(':
+			depth++
+		case ']', ')':
+			depth--
+		case ' ':
+			if depth == 0 {
+				if i > start {
+					words = append(words, synopsis[start:i])
+				}
+				start = i + 1
+			}
+		}
+	}
+	if start < len(synopsis) {
+		words = append(words, synopsis[start:])
+	}
+	return words
 }
 
 // documentedOption is an option with the verbs that accept it.

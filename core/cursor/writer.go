@@ -10,16 +10,16 @@ import (
 )
 
 // The default granularity of a Progress report (decision 0023 §4.5): a
-// record when a level advanced by DefaultEvery bytes since its last record,
-// or DefaultInterval after an advance nobody wrote yet, whichever first.
+// record each time a level crosses a multiple of DefaultEvery bytes, or
+// DefaultInterval after an advance nobody wrote yet, whichever first.
 const (
 	DefaultEvery    = 1 << 20
 	DefaultInterval = 100 * time.Millisecond
 )
 
-// Granularity is how often a Progress report writes: when a level advanced
-// by Every bytes since its last record, or Interval after an advance that
-// was not written yet, whichever comes first. It is local and never
+// Granularity is how often a Progress report writes: each time a level
+// crosses a multiple of Every bytes, and Interval after an advance that was
+// not written yet, whichever comes first. It is local and never
 // negotiated; a zero field takes its default. Writing more often is always
 // allowed, so a record due for one level carries the other levels' unwritten
 // advances with it.
@@ -60,6 +60,7 @@ type Writer struct {
 	mu       sync.Mutex
 	latest   [MaxLevels]uint64 // the highest offset reported per level
 	written  [MaxLevels]uint64 // the offset last written per level
+	crossed  [MaxLevels]uint64 // per level, the multiple of Every last crossed
 	reported uint32            // bit i: order.Level(i) was reported
 	dirty    uint32            // bit i: latest[i] is not written yet
 	timer    *time.Timer       // the Interval rule; nil until first armed
@@ -108,8 +109,12 @@ func (w *Writer) Report(level, offset uint64) error {
 		return nil
 	}
 	w.dirty |= bit
-	switch {
-	case offset-w.written[i] >= w.gran.Every:
+	// Counting crossings rather than distance from the last record keeps
+	// the pace at one record per Every bytes even though each record
+	// carries the offset current when it is written, a little further on.
+	switch step := offset / w.gran.Every; {
+	case step > w.crossed[i]:
+		w.crossed[i] = step
 		w.startFlushLocked()
 	case !w.flushing && !w.armed:
 		w.armLocked()

@@ -120,6 +120,17 @@ func TestWriterProgressEveryNBytes(t *testing.T) {
 	}
 }
 
+func TestWriterProgressKeepsOneRecordPerStep(t *testing.T) {
+	h := newHarness(t, []uint64{Processed}, Progress, Granularity{Every: 100, Interval: never})
+	h.mustReport(t, Processed, 120)
+	h.expectRecords(t, wire.CursorRecord{Level: Processed, Offset: 120})
+	// Only 80 bytes past the last record, but the second step is crossed:
+	// the pace is one record per 100 bytes, not one per 100 bytes after a
+	// record that happened to carry more.
+	h.mustReport(t, Processed, 200)
+	h.expectRecords(t, wire.CursorRecord{Level: Processed, Offset: 200})
+}
+
 func TestWriterProgressEveryInterval(t *testing.T) {
 	h := newHarness(t, []uint64{Processed}, Progress, Granularity{Every: 1 << 40, Interval: time.Millisecond})
 	h.mustReport(t, Processed, 5)

@@ -50,6 +50,10 @@ func lossError(err error) *errs.Error {
 		reason := ""
 		if appErr.ErrorMessage != "" {
 			reason = ": " + appErr.ErrorMessage
+			if appErr.Remote {
+				// The reason is in the peer's words ("we" is the peer).
+				reason = "; the peer said: " + appErr.ErrorMessage
+			}
 		}
 		code := wire.AppCode(appErr.ErrorCode)
 		kind := errs.KindConnectionLost

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"errors"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -303,6 +304,12 @@ func (r *ReplyHalf) Cancel() { r.s.CancelRead(quic.StreamErrorCode(wire.CodeCanc
 // replyLoss relabels a connection loss while waiting for a reply as
 // Indeterminate (SEMANTICS.md §6.3): never ConnectionLost.
 func replyLoss(err error) error {
+	var v *wire.ViolationError
+	if errors.As(err, &v) {
+		// The reply half itself was malformed: this side closed the
+		// connection for it, and the outcome is a protocol failure.
+		return errs.Wrap(errs.KindProtocol, err, "the reply half was malformed")
+	}
 	e := readError(err)
 	if e == io.EOF || errs.KindOf(e) == 0 {
 		return errs.New(errs.KindProtocol, "the reply half ended before its header")

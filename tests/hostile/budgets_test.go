@@ -3,6 +3,7 @@ package hostile
 import (
 	"fmt"
 	"io"
+	"runtime"
 	"testing"
 	"time"
 
@@ -135,13 +136,14 @@ func TestConnectionFlood(t *testing.T) {
 		}
 	}
 	echoOnce(t, v.bystander, "bystander")
+	peak := runtime.NumGoroutine()
 	for _, c := range live {
 		c.Close()
 	}
 	live = nil
 	t.Logf("figure: %d connections admitted (max_connections %d), excess closed with LIMIT_EXCEEDED", maxConns, maxConns)
 	v.stillServes(t)
-	v.settled(t)
+	v.settledAfter(t, peak)
 }
 
 // exchangeWorks runs one echo exchange on a raw connection and reports

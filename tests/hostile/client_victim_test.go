@@ -63,12 +63,7 @@ func (cv *clientVictim) stillServes(t *testing.T) {
 // settled: goroutines back at the baseline, live heap within settledMemory.
 func (cv *clientVictim) settled(t *testing.T) {
 	t.Helper()
-	if err := cv.base.AwaitGoroutines(goroutineSlack, settleWithin); err != nil {
-		t.Fatal(err)
-	}
-	if g := cv.base.HeapGrowth(); g > settledMemory {
-		t.Fatalf("the live heap grew by %s after the attack ended, bound %s", resources.MiB(g), resources.MiB(int64(settledMemory)))
-	}
+	settle(t, cv.base, 0)
 }
 
 // hostileServer is a raw server whose every accepted connection is handed

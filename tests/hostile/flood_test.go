@@ -26,7 +26,9 @@ func floodLimits() weida.Limits {
 
 // perStreamOverhead is what one open inbound stream may cost the victim
 // beyond its header buffer: its goroutine's stack and quic-go's stream
-// state. Measured at about 6 KiB; the bound leaves room.
+// state (the raw attacker's side of the stream counts too: it lives in the
+// same process). Measured at 5–6 KiB a stream over 3,072 streams; the
+// bound leaves room.
 const perStreamOverhead = 16 << 10
 
 // perConnectionGoroutines bounds the goroutines one connection costs the
@@ -94,7 +96,7 @@ func awaitLanded(t *testing.T, base resources.Snapshot, streams int) int {
 // credit the victim returns), the victim's goroutines and live memory
 // stayed within the bound while the flood held, and the bystander was
 // served meanwhile.
-func floodVerdict(t *testing.T, l weida.Limits, base resources.Snapshot, uni, bidi int, served func(*testing.T)) {
+func floodVerdict(t *testing.T, l weida.Limits, base resources.Snapshot, uni, bidi int, served func(*testing.T)) (peakGoroutines int) {
 	t.Helper()
 	if int64(uni) > l.MaxConcurrentUniStreams || int64(bidi) > l.MaxConcurrentBidiStreams {
 		t.Fatalf("the peer opened %d uni and %d bidi streams past a credit of %d and %d",
@@ -115,6 +117,7 @@ func floodVerdict(t *testing.T, l weida.Limits, base resources.Snapshot, uni, bi
 	}
 	t.Logf("figure: flood of %d uni + %d bidi streams with %d-byte headers: %d goroutines, %s live (bound %s)",
 		uni, bidi, wire.DefaultMaxHeaderBytes, goroutines, resources.MiB(live), resources.MiB(floodBound(l)))
+	return base.Goroutines + goroutines
 }
 
 // TestServerStreamFlood: a raw client opens every stream a weida listener
@@ -124,15 +127,15 @@ func floodVerdict(t *testing.T, l weida.Limits, base resources.Snapshot, uni, bi
 func TestServerStreamFlood(t *testing.T) {
 	l := floodLimits()
 	v := newVictim(t, weida.Config{Limits: l})
-	floodServer(t, v, l)
-	v.settled(t)
+	peak := floodServer(t, v, l)
+	v.settledAfter(t, peak)
 }
 
 // floodServer dials v, floods it and judges the flood. The raw peer lives
 // in this process too, so its connection is only referenced inside this
 // function: once it returns, what the attacker held is garbage and does not
 // count against the victim's settled heap.
-func floodServer(t *testing.T, v *victim, l weida.Limits) {
+func floodServer(t *testing.T, v *victim, l weida.Limits) (peakGoroutines int) {
 	t.Helper()
 	c, err := rawpeer.Dial(ctxFor(t), v.url(echoPath), nil)
 	if err != nil {
@@ -142,7 +145,7 @@ func floodServer(t *testing.T, v *victim, l weida.Limits) {
 	mustSend(t, c.Uni(rawpeer.Hello()))
 	uni := openUntilRefused(t, func() (io.Writer, error) { return c.QC.OpenUniStream() }, atLimitFrame())
 	bidi := openUntilRefused(t, func() (io.Writer, error) { return c.QC.OpenStream() }, atLimitFrame())
-	floodVerdict(t, l, v.base, uni, bidi, v.stillServes)
+	return floodVerdict(t, l, v.base, uni, bidi, v.stillServes)
 }
 
 // TestClientStreamFlood is TestServerStreamFlood against a weida client:
@@ -150,6 +153,7 @@ func floodServer(t *testing.T, v *victim, l weida.Limits) {
 func TestClientStreamFlood(t *testing.T) {
 	l := floodLimits()
 	cv := newClientVictimWith(t, weida.Config{Limits: l})
+	peak := 0
 	// A subtest, so the hostile server is gone before the victim is
 	// checked for leftovers.
 	t.Run("flood", func(t *testing.T) {
@@ -167,9 +171,9 @@ func TestClientStreamFlood(t *testing.T) {
 		c := <-conns
 		uni := openUntilRefused(t, func() (io.Writer, error) { return c.QC.OpenUniStream() }, atLimitFrame())
 		bidi := openUntilRefused(t, func() (io.Writer, error) { return c.QC.OpenStream() }, atLimitFrame())
-		floodVerdict(t, l, cv.base, uni, bidi, cv.stillServes)
+		peak = floodVerdict(t, l, cv.base, uni, bidi, cv.stillServes)
 	})
-	cv.settled(t)
+	settle(t, cv.base, peak)
 }
 
 // TestParkedStreamFlood: before HELLO a raw client opens every uni stream
@@ -190,7 +194,7 @@ func TestParkedStreamFlood(t *testing.T) {
 	if int64(uni) != l.MaxConcurrentUniStreams {
 		t.Fatalf("opened %d parked streams, want the credit of %d", uni, l.MaxConcurrentUniStreams)
 	}
-	awaitLanded(t, v.base, uni)
+	peak := v.base.Goroutines + awaitLanded(t, v.base, uni)
 	// Parked streams own a goroutine and a preamble each, never a header.
 	if live, bound := v.base.LiveGrowth(), int64(uni)*perStreamOverhead; live > bound {
 		t.Fatalf("%d parked streams pinned %s, bound %s", uni, resources.MiB(live), resources.MiB(bound))
@@ -203,5 +207,5 @@ func TestParkedStreamFlood(t *testing.T) {
 		t.Fatalf("closed with %s, want NEGOTIATION_FAILED", code)
 	}
 	v.stillServes(t)
-	v.settled(t)
+	v.settledAfter(t, peak)
 }

@@ -31,6 +31,11 @@ func TestServerPeerThatNeverReads(t *testing.T) {
 		mustSend(t, c.Uni(rawpeer.Hello()))
 		_, err = c.Bidi(rawpeer.Data(bigPath, []byte("send me 8 MiB")), true)
 		mustSend(t, err)
+		select {
+		case <-v.bigAccepted:
+		case <-ctxFor(t).Done():
+			t.Fatal("the request for 8 MiB was never accepted")
+		}
 		for range servedWhileBlocked {
 			echoOnce(t, v.bystander, "bystander")
 		}

@@ -170,11 +170,13 @@ func TestServerAcceptsEdgeCases(t *testing.T) {
 	}
 	v := newVictim(t, weida.Config{})
 	c := dialWithHello(t, v)
-	// Inputs that are not errors and deliver nothing (§14.3).
+	// Inputs that are not errors and deliver nothing (§14.3): CREDIT to a
+	// path without a queue, UNSUBSCRIBE of an unknown filter, SUBSCRIBE
+	// where nothing publishes.
 	for _, frame := range [][]byte{
-		filterHeader(wire.KindCredit, ""),       // CREDIT to a path without a queue
-		filterHeader(wire.KindUnsubscribe, "x"), // UNSUBSCRIBE of an unknown filter
-		rawpeer.Encode(wire.KindSubscribe, &wire.Subscribe{Endpoint: "/not-yet", Filter: ""}), // SUBSCRIBE where nothing publishes
+		filterHeader(wire.KindCredit, ""),
+		filterHeader(wire.KindUnsubscribe, "x"),
+		rawpeer.Encode(wire.KindSubscribe, &wire.Subscribe{Endpoint: "/not-yet", Filter: ""}),
 	} {
 		mustSend(t, c.Uni(frame))
 	}

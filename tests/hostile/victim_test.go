@@ -35,9 +35,11 @@ type victim struct {
 	pull      *weida.Puller
 	pub       *weida.Publisher
 	bystander *weida.Requester
-	// bigDone receives the outcome of every /big Reply that returned.
-	bigDone chan error
-	base    resources.Snapshot // taken once the victim and its bystander are up
+	// bigAccepted is told of every /big request accepted, before its
+	// reply is written; bigDone receives the outcome of every /big Reply.
+	bigAccepted chan struct{}
+	bigDone     chan error
+	base        resources.Snapshot // taken once the victim and its bystander are up
 }
 
 // newVictim starts a victim with cfg.
@@ -55,7 +57,7 @@ func newVictim(t *testing.T, cfg weida.Config) *victim {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := &victim{rt: rt, b: b, bigDone: make(chan error, 16)}
+	v := &victim{rt: rt, b: b, bigAccepted: make(chan struct{}, 16), bigDone: make(chan error, 16)}
 	var serving sync.WaitGroup
 	t.Cleanup(func() {
 		rt.Shutdown()
@@ -78,11 +80,11 @@ func newVictim(t *testing.T, cfg weida.Config) *victim {
 	serving.Add(2)
 	go func() {
 		defer serving.Done()
-		serveReplies(echo, func(req []byte) []byte { return req }, nil)
+		serveReplies(echo, func(req []byte) []byte { return req }, nil, nil)
 	}()
 	go func() {
 		defer serving.Done()
-		serveReplies(big, func([]byte) []byte { return make([]byte, bigReply) }, v.bigDone)
+		serveReplies(big, func([]byte) []byte { return make([]byte, bigReply) }, v.bigAccepted, v.bigDone)
 	}()
 	v.bystander = newClientRuntime(t).Requester(weida.TrustByAddress(), weida.WithReconnect(weida.NeverReconnect()))
 	if err := v.bystander.Connect(ctxFor(t), v.url(echoPath)); err != nil {
@@ -94,9 +96,10 @@ func newVictim(t *testing.T, cfg weida.Config) *victim {
 
 // serveReplies answers every request of r with answer(payload), each on
 // its own goroutine so one requester that never reads cannot stall the
-// others; the outcome of each Reply goes to outcomes when not nil. It
-// returns when r is closed.
-func serveReplies(r *weida.Replier, answer func([]byte) []byte, outcomes chan<- error) {
+// others. Each accepted request is told to accepted and the outcome of each
+// Reply to outcomes, while they have room (nil: nowhere). It returns when r
+// is closed.
+func serveReplies(r *weida.Replier, answer func([]byte) []byte, accepted chan<- struct{}, outcomes chan<- error) {
 	var replies sync.WaitGroup
 	defer replies.Wait()
 	for {
@@ -104,13 +107,17 @@ func serveReplies(r *weida.Replier, answer func([]byte) []byte, outcomes chan<- 
 		if err != nil {
 			return
 		}
+		select {
+		case accepted <- struct{}{}:
+		default: // nobody is watching this replier's requests
+		}
 		replies.Add(1)
 		go func() {
 			defer replies.Done()
 			err := req.Reply(context.Background(), answer(req.Payload()))
 			select {
 			case outcomes <- err:
-			default: // nobody is counting outcomes of this replier
+			default: // nobody is watching this replier's outcomes
 			}
 		}()
 	}
@@ -148,14 +155,30 @@ func echoOnce(t *testing.T, r *weida.Requester, who string) {
 }
 
 // settled checks that goroutines came back to the victim's baseline and
-// that the live heap grew by at most settledMemory since it was taken.
+// that the live heap fell back to within settledMemory of it.
 func (v *victim) settled(t *testing.T) {
 	t.Helper()
-	if err := v.base.AwaitGoroutines(goroutineSlack, settleWithin); err != nil {
+	settle(t, v.base, 0)
+}
+
+// settledAfter is settled after a load that peaked at peakGoroutines.
+func (v *victim) settledAfter(t *testing.T, peakGoroutines int) {
+	t.Helper()
+	settle(t, v.base, peakGoroutines)
+}
+
+// settle waits for goroutines to come back to base and for the live heap
+// to fall back to within settledMemory of it, plus a descriptor for each of
+// the peakGoroutines the load ran: the Go runtime keeps every goroutine
+// descriptor it made for reuse.
+func settle(t *testing.T, base resources.Snapshot, peakGoroutines int) {
+	t.Helper()
+	if err := base.AwaitGoroutines(goroutineSlack, settleWithin); err != nil {
 		t.Fatal(err)
 	}
-	if g := v.base.HeapGrowth(); g > settledMemory {
-		t.Fatalf("the live heap grew by %s after the attack ended, bound %s", resources.MiB(g), resources.MiB(int64(settledMemory)))
+	bound := settledMemory + int64(peakGoroutines)*resources.GoroutineDescriptor
+	if err := base.AwaitHeap(bound, settleWithin); err != nil {
+		t.Fatal(err)
 	}
 }
 

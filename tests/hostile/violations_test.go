@@ -162,7 +162,6 @@ func TestServerRejectsMalformedInput(t *testing.T) {
 		len(cases), resources.MiB(v.base.LiveGrowth()))
 }
 
-
 // TestHelloTimeout: a peer that never sends HELLO is closed with
 // NEGOTIATION_FAILED when the hello timeout passes, with its parked
 // streams (preambles only) released.

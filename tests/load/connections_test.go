@@ -18,9 +18,9 @@ import (
 // listener, each from a runtime of its own, and runs 4 concurrent exchanges
 // on each, 5 rounds. Every exchange must come back byte-exact. Once the
 // clients and then the server are gone, goroutines return to the baseline,
-// the live heap to within heapReturnBound of it and resident memory to
-// within rssReturnBound (not judged under the race detector, whose shadow
-// memory stays resident).
+// the live heap to within heapReturnBound of it and resident memory gives
+// back at least half its rise (rssReturnBound; not judged under the race
+// detector, whose shadow memory stays resident).
 func TestManyConnections(t *testing.T) {
 	conns := scale.Pick(100, 1000)
 	warmUp(t)
@@ -152,31 +152,11 @@ func heapReturnBound(goroutines int) int64 {
 }
 
 // rssReturnBound is how far above its baseline resident memory may stay
-// after a load that raised it by rise: the Go runtime keeps part of what
-// it used (stacks of ended goroutines, arena metadata, the race detector's
-// shadow memory) rather than give it back, so the bound is a fraction of
-// the rise plus a constant, and a leak of the connections' own state, which
-// grows with the rise, exceeds it.
-func rssReturnBound(rise uint64) int64 { return int64(rise)/4 + 16<<20 }
-
-// warmUp runs one exchange between a server and a client and shuts both
-// down, so what the process initialises once (crypto tables, quic-go's
-// pools, the first TLS handshake) is in the baseline and not counted as
-// what a load left behind.
-func warmUp(t *testing.T) {
-	t.Helper()
-	s, stop := startServer(t)
-	defer stop()
-	rt, err := weida.NewRuntime(weida.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Shutdown()
-	r := rt.Requester(weida.TrustByAddress())
-	if err := r.Connect(ctxFor(t, time.Minute), s.url(echoPath)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.Request(ctxFor(t, time.Minute), []byte("warm"), 1<<10); err != nil {
-		t.Fatal(err)
-	}
-}
+// after a load that raised it by rise. The Go runtime cannot hand back a
+// page that still holds one live object, and what outlives a load (the
+// goroutine descriptors it keeps, caches) is scattered over many pages, so
+// resident memory does not fall to its baseline; the bound asks that at
+// least half of the rise is given back (plus 16 MiB for small loads). A
+// leak of the connections' own state, most of the rise, exceeds it; the
+// heap checks are the precise ones.
+func rssReturnBound(rise uint64) int64 { return int64(rise)/2 + 16<<20 }

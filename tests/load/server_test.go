@@ -98,3 +98,25 @@ func ctxFor(t *testing.T, d time.Duration) context.Context {
 	t.Cleanup(cancel)
 	return ctx
 }
+
+// warmUp runs one exchange between a server and a client and shuts both
+// down, so what the process initialises once (crypto tables, quic-go's
+// pools, the first TLS handshake) is in the baseline and not counted as
+// what a load left behind.
+func warmUp(t *testing.T) {
+	t.Helper()
+	s, stop := startServer(t)
+	defer stop()
+	rt, err := weida.NewRuntime(weida.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Shutdown()
+	r := rt.Requester(weida.TrustByAddress())
+	if err := r.Connect(ctxFor(t, time.Minute), s.url(echoPath)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Request(ctxFor(t, time.Minute), []byte("warm"), 1<<10); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -137,11 +137,3 @@ func send(p *weida.Peer, i int) (sentTransfer, error) {
 	}
 	return sentTransfer{i: i, payload: payload, delivery: d}, nil
 }
-
-// index reads the transfer index payloadFor put in a payload's first bytes.
-func index(b []byte) int {
-	if len(b) < 4 {
-		return -1
-	}
-	return int(b[0])<<24 | int(b[1])<<16 | int(b[2])<<8 | int(b[3])
-}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	weida "github.com/weida-go/weida/core"
+	"github.com/weida-go/weida/internal/udpproxy"
 	"github.com/weida-go/weida/tests/internal/scale"
 )
 
@@ -61,7 +62,7 @@ func TestTransferUnderLoss(t *testing.T) {
 	}
 	t.Logf("figure: %d MiB byte-exact through 2%% loss each way in %v (%.1f MiB/s); %s",
 		size>>20, elapsed.Round(time.Millisecond), float64(size)/(1<<20)/elapsed.Seconds(), proxyFigures(proxy))
-	if proxy.Dropped(0) == 0 || proxy.Dropped(1) == 0 {
+	if proxy.Dropped(udpproxy.ToServer) == 0 || proxy.Dropped(udpproxy.ToClient) == 0 {
 		t.Fatal("the proxy dropped nothing: the test did not exercise loss")
 	}
 }
@@ -85,16 +86,3 @@ func writeRandom(t *testing.T, w io.Writer, size int64, seed uint64) (int64, [sh
 	}
 	return n, [sha256.Size]byte(h.Sum(nil))
 }
-
-// payloadFor is request i's payload: its index and pseudo-random bytes of
-// a size between 16 B and 16 KiB, so each is distinct and checkable.
-func payloadFor(i int) []byte {
-	rng := rand.New(rand.NewPCG(uint64(i), 7))
-	b := make([]byte, 16+rng.IntN(16<<10))
-	for j := range b {
-		b[j] = byte(rng.Uint32())
-	}
-	copy(b, []byte{byte(i >> 24), byte(i >> 16), byte(i >> 8), byte(i)})
-	return b
-}
-

@@ -23,7 +23,7 @@ type child struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	lines  chan string // stdout lines not taken by onLine
-	stderr *bytes.Buffer
+	stderr *lockedBuffer
 	done   chan struct{} // closed when stdout ended
 
 	writeMu sync.Mutex
@@ -40,7 +40,7 @@ func startChild(cmd *exec.Cmd, onLine func(string) bool) (*child, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &child{cmd: cmd, stdin: stdin, lines: make(chan string, 64), stderr: &bytes.Buffer{}, done: make(chan struct{})}
+	c := &child{cmd: cmd, stdin: stdin, lines: make(chan string, 64), stderr: &lockedBuffer{}, done: make(chan struct{})}
 	cmd.Stderr = c.stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting the child %v: %w", cmd.Args, err)
@@ -136,6 +136,25 @@ func (c *child) tail() string {
 		s = "…" + s[len(s)-2000:]
 	}
 	return "; its stderr: " + s
+}
+
+// lockedBuffer is a buffer that exec's copying goroutine writes while an
+// error message may read it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // childIO is the child's end of the protocol.

@@ -182,7 +182,7 @@ func (s *fanoutSession) rep(ctx context.Context, _ int) (measurement, error) {
 		if total != lastTotal {
 			lastTotal, lastProgress = total, time.Now()
 		} else if time.Since(lastProgress) > fanoutStall {
-			return measurement{}, fmt.Errorf("delivery stalled: %d of %d copies arrived, %d reported dropped", total, target, s.dropped.Load())
+			return measurement{}, fmt.Errorf("delivery stalled: %d of %d copies arrived, %d reported dropped (acked %d)%s", total, target, s.dropped.Load(), acked, s.child.tail())
 		}
 		select {
 		case <-s.wake:

@@ -182,6 +182,12 @@ func (w *writer) commands() {
 	w.p("go tool pprof -top $TMP/weida-bench cpu.pprof")
 	w.p("```")
 	w.p("")
+	w.p("Settings that differ from each system's defaults, each only where the default would fail the workload: "+
+		"NATS runs with `max_payload` 8 MiB (a 1 MiB request does not fit the default 1 MB) and `max_pending` 512 MiB, and its "+
+		"subscriptions with unbounded client-side pending limits; ZeroMQ's fan-out runs with unlimited high-water marks (at the default "+
+		"1000, libzmq's approximate accounting drops copies even with 128 in flight); one-way producers keep at most 16384 messages in "+
+		"flight, since core NATS has no flow control. weida and quic-go run with weida's default limits. Details: `tests/bench/README.md`.")
+	w.p("")
 	p := w.res.Plan
 	w.p("The plan: %d repetitions per case and system (bulk %d, idle memory %d); Req/Rep repetitions of up to %d round trips or %v; "+
 		"one-way repetitions of %v; fan-out repetitions of max(%d, %d / subscribers) publications; a run bounded by %v per system and case.",

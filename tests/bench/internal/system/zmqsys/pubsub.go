@@ -12,8 +12,15 @@ import (
 )
 
 // publisher is a bound PUB socket. PUB never blocks: at a subscriber's
-// high-water mark (1000 messages) it drops that subscriber's copy, and
-// cannot say so.
+// high-water mark it drops that subscriber's copy, and cannot say so.
+//
+// The fan-out runs with unlimited high-water marks on both sides. At the
+// default of 1000 messages libzmq drops copies even with only 128 in
+// flight: a PUB socket learns what its connection drained only every 500
+// messages (the low-water mark), and only when it processes commands,
+// which a busy sender does at most about once a millisecond; its stale
+// view then reads as a full queue. The harness paces the publisher, so
+// nothing grows without bound.
 type publisher struct {
 	*node
 	addr string
@@ -21,7 +28,7 @@ type publisher struct {
 
 // StartPublisher implements system.System.
 func (System) StartPublisher(_ context.Context, _ int) (system.Publisher, error) {
-	n, addr, err := bindNode(zmq.Pub)
+	n, addr, err := bindNode(zmq.Pub, unlimited)
 	if err != nil {
 		return nil, err
 	}
@@ -32,6 +39,9 @@ func (p *publisher) Addr() string                 { return p.addr }
 func (p *publisher) Publish(payload []byte) error { return p.sock.Send(payload, 0) }
 func (p *publisher) Dropped() uint64              { return 0 }
 func (p *publisher) Close() error                 { return p.close() }
+
+// unlimited lifts a socket's high-water marks (see publisher).
+func unlimited(s *zmq.Socket) error { return s.SetHighWaterMarks(0, 0) }
 
 // subscribers are n SUB sockets in one context, read by one goroutine.
 type subscribers struct {
@@ -66,6 +76,9 @@ func (s *subscribers) dial(addr string) error {
 		return err
 	}
 	s.sockets = append(s.sockets, sock)
+	if err := unlimited(sock); err != nil {
+		return err
+	}
 	if err := sock.Subscribe(""); err != nil {
 		return err
 	}

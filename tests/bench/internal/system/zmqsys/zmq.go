@@ -4,7 +4,8 @@
 // run of 64 KiB messages, ZeroMQ having no streams), PUB/SUB for fan-out.
 // Each server and each client owns a context, as separate programs would;
 // the subscribers of one run share a context and one polling goroutine, the
-// way one ZeroMQ program serves many sockets.
+// way one ZeroMQ program serves many sockets. Socket options are libzmq's
+// defaults except the fan-out's high-water marks (see publisher).
 //
 // libzmq calls take no Go context: a client is unblocked when the context
 // it was dialled with ends (its libzmq context is shut down then).
@@ -48,10 +49,15 @@ func newNode(t zmq.Type) (*node, error) {
 	return &node{ctx: ctx, sock: sock, stop: func() bool { return false }}, nil
 }
 
-// bindNode makes a node and binds it.
-func bindNode(t zmq.Type) (*node, string, error) {
+// bindNode makes a node, applies configure (options must be set before
+// Bind: a listener copies them) and binds it.
+func bindNode(t zmq.Type, configure func(*zmq.Socket) error) (*node, string, error) {
 	n, err := newNode(t)
 	if err != nil {
+		return nil, "", err
+	}
+	if err := configure(n.sock); err != nil {
+		_ = n.close()
 		return nil, "", err
 	}
 	if err := n.sock.Bind(endpoint); err != nil {
@@ -92,6 +98,9 @@ func (n *node) close() error {
 	return n.ctx.Term()
 }
 
+// defaults keeps libzmq's default socket options.
+func defaults(*zmq.Socket) error { return nil }
+
 // server is a bound node with its receive loop.
 type server struct {
 	*node
@@ -101,7 +110,7 @@ type server struct {
 
 // serve binds a socket of type t and runs loop on it until Close.
 func serve(t zmq.Type, loop func(ctx context.Context, s *zmq.Socket)) (*server, error) {
-	n, addr, err := bindNode(t)
+	n, addr, err := bindNode(t, defaults)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,76 @@
+"""weida: QUIC-native messaging — the asyncio surface.
+
+``import weida`` for coroutines, ``import weida.sync`` for blocking calls;
+both sit on the same C library (bundled ``libweida.so``) through ctypes,
+with the GIL released during every C call. A binding only converts
+arguments, holds handles and shapes futures: the protocol lives in the
+library.
+
+Rules that shape every call (SURFACE.md §2.1): every receive takes a ceiling
+in bytes with no default; payloads are ``bytes`` or ``bytearray`` (a ``str``
+raises ``TypeError``); there are no per-call timeouts (``asyncio.wait_for``
+is the timeout, and cancelling a weida coroutine cancels the library
+operation and resets its streams); deadlines are finite, non-negative float
+seconds (else ``RuntimeFailure``); work starts at the first ``await``; every
+object keeps its runtime alive.
+
+Do not call ``weida.sync`` from the thread running an asyncio event loop: a
+blocking call stalls that loop (and every weida coroutine on it) until it
+returns. The library itself refuses a blocking call made from its own
+completion threads (``RuntimeFailure``).
+
+The process must not ``fork()`` after the library is loaded unless the child
+only ``exec``s: ``multiprocessing`` must use the ``spawn`` start method.
+"""
+
+from __future__ import annotations
+
+from ._aio_patterns import Publisher, Puller, Pusher, Replier, Request, Requester, Subscriber
+from ._aio_peers import BusMember, Paired, Respondent, Surveyor
+from ._aio_runtime import Binding, Runtime
+from ._aio_streams import FanOut, IncomingStream, OutgoingStream, Reply
+from ._errors import (
+    AddressInUse, AlreadyRegistered, Canceled, ConnectionLost, DatagramsUnavailable, Expired,
+    Indeterminate, InvalidAddress, InvalidEndpointPath, InvalidFingerprint, Io, LimitExceeded,
+    Negotiation, NoParkedConnection, NoReply, NotConnected, Protocol, Rejected, RuntimeFailure,
+    TooLarge, Tls, Transport, UnknownEndpoint, Unsupported, Untrusted, UntrustedPrincipal,
+    WeidaError,
+)
+from ._ffi import lib as _lib
+from ._values import Identity, IncomingMeta, Survey, Trust
+
+__version__ = "0.1.0.dev0"
+
+#: The wire protocol version.
+VERSION: int = _lib.weida_wire_version()
+#: The QUIC ALPN.
+ALPN: bytes = _lib.weida_alpn()
+
+# Completion levels of a report (SURFACE.md §2.2). Levels are plain ints:
+# the space is open above APPLICATION_FLOOR, so there is no enum class.
+TRANSPORT_RECEIPT = 1  #: the peer's transport holds the bytes
+ACCEPTED = 2  #: the peer's application took the message
+STORED = 3  #: persisted
+REPLICATED = 4  #: persisted on more than one node
+PROCESSED = 5  #: acted upon
+APPLICATION_FLOOR = 16  #: the first level an application may name; carried, never interpreted
+PROGRESS = 0  #: report mode: records as levels advance (the default)
+FINAL_ONLY = 1  #: report mode: one record per level at the end
+
+__all__ = [
+    # constants
+    "VERSION", "ALPN", "TRANSPORT_RECEIPT", "ACCEPTED", "STORED", "REPLICATED", "PROCESSED",
+    "APPLICATION_FLOOR", "PROGRESS", "FINAL_ONLY",
+    # asyncio classes
+    "Runtime", "Binding", "Requester", "Replier", "Request", "Pusher", "Puller", "Publisher",
+    "FanOut", "Subscriber", "Paired", "Surveyor", "Respondent", "BusMember", "OutgoingStream",
+    "IncomingStream", "Reply",
+    # values shared with weida.sync
+    "Trust", "Identity", "IncomingMeta", "Survey",
+    # exceptions
+    "WeidaError", "RuntimeFailure", "InvalidAddress", "InvalidEndpointPath", "InvalidFingerprint",
+    "AlreadyRegistered", "AddressInUse", "NotConnected", "ConnectionLost", "Negotiation", "Protocol",
+    "Rejected", "UnknownEndpoint", "Unsupported", "NoParkedConnection", "NoReply", "Canceled",
+    "Expired", "Indeterminate", "LimitExceeded", "DatagramsUnavailable", "TooLarge", "Tls",
+    "Untrusted", "UntrustedPrincipal", "Io", "Transport",
+]

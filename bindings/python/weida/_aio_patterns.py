@@ -1,0 +1,231 @@
+"""The asyncio endpoint classes (SURFACE.md §2.3): one per role.
+
+A coroutine issues its C ``_async`` call when first awaited and completes
+through the bridge in ``_loop``; calls that never wait are plain methods.
+No per-call timeouts: ``asyncio.wait_for`` is the timeout, and cancelling a
+weida coroutine cancels the library operation and resets its streams.
+"""
+
+from __future__ import annotations
+
+from ctypes import c_uint64
+from typing import Optional, Tuple
+
+from . import _loop
+from ._aio_streams import FanOut, IncomingStream, OutgoingStream, Reply, istream_with_meta
+from ._boundary import ceiling, check, out_count, out_handle, payload, take_bytes, text
+from ._common import count_of, drop_counts, path_of
+from ._ffi import lib
+from ._handle import Handle
+from ._values import IncomingMeta, take_msg, take_payload
+
+
+# Converters from a callback's (a, b) to a coroutine's value.
+def msg_value(a: int, b: int) -> Tuple[bytes, IncomingMeta]:
+    """A msg handle a as (payload, meta)."""
+    return take_msg(a)
+
+
+def _payload(a: int, b: int) -> bytes:
+    return take_payload(a)
+
+
+def ostream_value(a: int, b: int) -> OutgoingStream:
+    """An ostream handle a."""
+    return OutgoingStream(a)
+
+
+async def connect(fn: object, h: int, url: str) -> None:
+    """Awaits a dialling endpoint's ``connect`` (the same for every role)."""
+    await _loop.call(fn, (h, text(url, "url")), _loop.unit)
+
+
+class Requester(Handle):
+    """The asking side of Req/Rep: dials repliers, round-robin."""
+
+    __slots__ = ()
+
+    async def connect(self, url: str) -> None:
+        """Dials ``url`` and adds it to the round-robin; returns once negotiated.
+        A key the trust does not accept raises ``Untrusted`` naming it."""
+        await connect(lib.weida_requester_connect_async, self._h, url)
+
+    async def request(self, payload_: bytes, max_reply_bytes: int) -> bytes:
+        """One whole request and its whole reply (under ``max_reply_bytes``)."""
+        data, n = payload(payload_)
+        args = (self._h, data, n, ceiling(max_reply_bytes, "max_reply_bytes"))
+        return await _loop.call(lib.weida_requester_request_async, args, _payload, owned=1)
+
+    async def open(self) -> Tuple[OutgoingStream, Reply]:
+        """A streamed exchange: write the request, finish it, then ``Reply.recv()``."""
+        return await _loop.call(lib.weida_requester_open_async, (self._h,),
+                                lambda a, b: (OutgoingStream(a), Reply(b)), owned=2)
+
+    def peer_count(self) -> int:
+        """Live connections."""
+        return count_of(lib.weida_requester_peer_count, self._h)
+
+
+class Request(Handle):
+    """One accepted request owing one answer. ``payload`` and ``meta`` were
+    read on accept. Dropping it unanswered sends NO_REPLY to the asker."""
+
+    __slots__ = ("payload", "meta")
+
+    def __init__(self, h: int) -> None:
+        super().__init__(h)
+        self.payload: bytes = take_bytes(lib.weida_request_payload, h)  #: the request, whole
+        self.meta: IncomingMeta = IncomingMeta._read(h)  #: what arrived with it
+
+    async def reply(self, payload_: bytes) -> None:
+        """The whole reply, once; a second answer raises ``NoReply``."""
+        data, n = payload(payload_)
+        await _loop.call(lib.weida_request_reply_async, (self._h, data, n), _loop.unit)
+
+    async def refuse(self) -> None:
+        """Answers with a refusal: the asker sees ``Rejected``."""
+        check(lib.weida_request_refuse(self._h))
+
+
+def request_value(a: int, b: int) -> Request:
+    """A request handle a."""
+    return Request(a)
+
+
+class Replier(Handle):
+    """The answering side of Req/Rep, registered at a path."""
+
+    __slots__ = ()
+
+    def path(self) -> str:
+        """The registered path."""
+        return path_of(lib.weida_replier_path, self._h)
+
+    async def accept(self, max_bytes: int) -> Request:
+        """The next request, its payload read whole under ``max_bytes`` (a
+        larger one is refused, the asker sees the refusal, and skipped)."""
+        return await _loop.call(lib.weida_replier_accept_async,
+                                (self._h, ceiling(max_bytes, "max_bytes")), request_value, owned=1)
+
+
+class Pusher(Handle):
+    """The sending side of Push/Pull."""
+
+    __slots__ = ()
+
+    async def connect(self, url: str) -> None:
+        """Dials ``url``; returns once negotiated."""
+        await connect(lib.weida_pusher_connect_async, self._h, url)
+
+    async def send(self, payload_: bytes) -> None:
+        """One whole message; returns once it is written with its end (or
+        kept in the outbox while no connection is live). Not an application ack."""
+        data, n = payload(payload_)
+        await _loop.call(lib.weida_pusher_send_async, (self._h, data, n), _loop.unit)
+
+    async def open(self) -> OutgoingStream:
+        """A streamed message: write it in pieces, then finish."""
+        return await _loop.call(lib.weida_pusher_open_async, (self._h,), ostream_value, owned=1)
+
+    def peer_count(self) -> int:
+        """Live connections."""
+        return count_of(lib.weida_pusher_peer_count, self._h)
+
+    def dropped(self) -> int:
+        """Outbox bodies dropped or lost before they could be written."""
+        return count_of(lib.weida_pusher_dropped, self._h, c_uint64)
+
+
+class Puller(Handle):
+    """The receiving side of Push/Pull, registered at a path."""
+
+    __slots__ = ()
+
+    def path(self) -> str:
+        """The registered path."""
+        return path_of(lib.weida_puller_path, self._h)
+
+    async def recv(self, max_bytes: int) -> Tuple[bytes, IncomingMeta]:
+        """The next message, whole, under ``max_bytes`` (else ``LimitExceeded``
+        and the message is refused)."""
+        return await _loop.call(lib.weida_puller_recv_async,
+                                (self._h, ceiling(max_bytes, "max_bytes")), msg_value, owned=1)
+
+    async def recv_stream(self) -> Tuple[IncomingStream, IncomingMeta]:
+        """The next message unread, for payloads too large to hold."""
+        return await _loop.call(lib.weida_puller_recv_stream_async, (self._h,), istream_with_meta, owned=1)
+
+
+class Publisher(Handle):
+    """The publishing side of Pub/Sub. Nothing here waits for a subscriber."""
+
+    __slots__ = ()
+
+    def path(self) -> str:
+        """The registered path."""
+        return path_of(lib.weida_publisher_path, self._h)
+
+    def publish(self, topic: str, payload_: bytes) -> int:
+        """Queues one copy per matching subscriber; returns how many (0 is
+        normal). Above the 8 MiB subscriber budget raises ``LimitExceeded``."""
+        data, n = payload(payload_)
+        return out_count(lib.weida_publisher_publish, self._h, text(topic, "topic"), data, n)
+
+    def open(self, topic: str) -> FanOut:
+        """A streamed publication to the subscribers matching now."""
+        return FanOut(out_handle(lib.weida_publisher_open, self._h, text(topic, "topic")))
+
+    def subscriber_count(self) -> int:
+        """Connected subscribers."""
+        return count_of(lib.weida_publisher_subscriber_count, self._h)
+
+    def filter_count(self) -> int:
+        """Distinct filters across subscribers."""
+        return count_of(lib.weida_publisher_filter_count, self._h)
+
+    def dropped(self) -> int:
+        """Copies dropped, every cause."""
+        return count_of(lib.weida_publisher_dropped, self._h, c_uint64)
+
+    def dropped_on(self, topic: str) -> Optional[Tuple[int, int, int, int]]:
+        """``(total, subscriber_budget, subscriber_queue, no_parked_connection)``
+        for one topic, or ``None`` when none was counted for it."""
+        return drop_counts(self._h, topic)
+
+
+class Subscriber(Handle):
+    """The subscribing side of Pub/Sub: dials publishers, receives the
+    copies whose topic matches one of its filters."""
+
+    __slots__ = ()
+
+    async def connect(self, url: str) -> None:
+        """Dials a publisher; returns once negotiated."""
+        await connect(lib.weida_subscriber_connect_async, self._h, url)
+
+    async def subscribe(self, filter: str) -> None:
+        """Adds a filter (``""`` and ``"#"`` take every topic); one the
+        library rejects raises ``Protocol``. The publisher applies it shortly
+        after this returns."""
+        await _loop.call(lib.weida_subscriber_subscribe_async, (self._h, text(filter, "filter")), _loop.unit)
+
+    async def unsubscribe(self, filter: str) -> None:
+        """Removes a filter."""
+        await _loop.call(lib.weida_subscriber_unsubscribe_async, (self._h, text(filter, "filter")), _loop.unit)
+
+    async def recv(self, max_bytes: int) -> Tuple[bytes, IncomingMeta]:
+        """The next copy, whole, under ``max_bytes``; ``meta.topic`` names its topic."""
+        return await _loop.call(lib.weida_subscriber_recv_async,
+                                (self._h, ceiling(max_bytes, "max_bytes")), msg_value, owned=1)
+
+    async def recv_stream(self) -> Tuple[IncomingStream, IncomingMeta]:
+        """The next copy unread (a streamed fan-out)."""
+        return await _loop.call(lib.weida_subscriber_recv_stream_async, (self._h,), istream_with_meta, owned=1)
+
+    def peer_count(self) -> int:
+        """Live publisher connections: the only sign a publisher is gone."""
+        return count_of(lib.weida_subscriber_peer_count, self._h)
+
+    def filter_count(self) -> int:
+        """Filters held."""
+        return count_of(lib.weida_subscriber_filter_count, self._h)

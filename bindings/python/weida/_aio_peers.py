@@ -1,0 +1,130 @@
+"""The asyncio PAIR, SURVEY and BUS classes (SURFACE.md §2.3)."""
+
+from __future__ import annotations
+
+from ctypes import c_uint64
+from typing import Tuple
+
+from . import _loop
+from ._aio_patterns import connect, msg_value, ostream_value, request_value
+from ._aio_streams import IncomingStream, OutgoingStream, istream_with_meta
+from ._boundary import ceiling, deadline, payload
+from ._common import count_of, path_of
+from ._ffi import lib
+from ._handle import Handle
+from ._values import IncomingMeta, Survey
+
+
+class Paired(Handle):
+    """One end of a PAIR: ``Runtime.pair`` dials, ``Binding.pair`` is bound.
+    A second peer's transfer is refused with ``LimitExceeded``; the first
+    peer is kept."""
+
+    __slots__ = ()
+
+    async def connect(self, url: str) -> None:
+        """Dials the bound end (dialling end only, once: a second call raises
+        ``LimitExceeded``)."""
+        await connect(lib.weida_paired_connect_async, self._h, url)
+
+    async def send(self, payload_: bytes) -> None:
+        """One whole message to the peer."""
+        data, n = payload(payload_)
+        await _loop.call(lib.weida_paired_send_async, (self._h, data, n), _loop.unit)
+
+    async def open(self) -> OutgoingStream:
+        """A streamed message to the peer."""
+        return await _loop.call(lib.weida_paired_open_async, (self._h,), ostream_value, owned=1)
+
+    async def recv(self, max_bytes: int) -> Tuple[bytes, IncomingMeta]:
+        """The next message, whole, under ``max_bytes``."""
+        return await _loop.call(lib.weida_paired_recv_async,
+                                (self._h, ceiling(max_bytes, "max_bytes")), msg_value, owned=1)
+
+    async def recv_stream(self) -> Tuple[IncomingStream, IncomingMeta]:
+        """The next message unread."""
+        return await _loop.call(lib.weida_paired_recv_stream_async, (self._h,), istream_with_meta, owned=1)
+
+    def path(self) -> str:
+        """The registered path (bound end) or the dialled one."""
+        return path_of(lib.weida_paired_path, self._h)
+
+    def peer_count(self) -> int:
+        """0 or 1."""
+        return count_of(lib.weida_paired_peer_count, self._h)
+
+
+def _survey(a: int, b: int) -> Survey:
+    return Survey._take(a)
+
+
+class Surveyor(Handle):
+    """The asking side of SURVEY: every survey asks every live respondent."""
+
+    __slots__ = ()
+
+    async def connect(self, url: str) -> None:
+        """Adds a respondent (peers accumulate)."""
+        await connect(lib.weida_surveyor_connect_async, self._h, url)
+
+    async def survey(self, payload_: bytes, deadline_seconds: float, max_reply_bytes: int) -> Survey:
+        """Asks every respondent and collects replies (each under
+        ``max_reply_bytes``) until ``deadline_seconds``. Silence is counted
+        in the result, not raised; no respondent is an empty survey."""
+        data, n = payload(payload_)
+        args = (self._h, data, n, deadline(deadline_seconds, "deadline_seconds"),
+                ceiling(max_reply_bytes, "max_reply_bytes"))
+        return await _loop.call(lib.weida_surveyor_survey_async, args, _survey, owned=1)
+
+    def peer_count(self) -> int:
+        """Live respondents."""
+        return count_of(lib.weida_surveyor_peer_count, self._h)
+
+
+class Respondent(Handle):
+    """The answering side of SURVEY, registered at a path."""
+
+    __slots__ = ()
+
+    def path(self) -> str:
+        """The registered path."""
+        return path_of(lib.weida_respondent_path, self._h)
+
+    async def accept(self, max_bytes: int):
+        """The next question as a ``Request`` (the same class as Replier's)."""
+        return await _loop.call(lib.weida_respondent_accept_async,
+                                (self._h, ceiling(max_bytes, "max_bytes")), request_value, owned=1)
+
+
+class BusMember(Handle):
+    """A BUS member: bound at a path and dialling other members at once.
+    A send reaches every live dialled member, never the sender."""
+
+    __slots__ = ()
+
+    async def connect(self, url: str) -> None:
+        """Dials another member; it receives this member's sends from now on."""
+        await connect(lib.weida_bus_connect_async, self._h, url)
+
+    async def send(self, payload_: bytes) -> int:
+        """One copy to every live member; returns members reached. Never
+        waits for a member."""
+        data, n = payload(payload_)
+        return await _loop.call(lib.weida_bus_send_async, (self._h, data, n), _loop.first)
+
+    async def recv(self, max_bytes: int) -> Tuple[bytes, IncomingMeta]:
+        """The next message, whole, under ``max_bytes``."""
+        return await _loop.call(lib.weida_bus_recv_async,
+                                (self._h, ceiling(max_bytes, "max_bytes")), msg_value, owned=1)
+
+    def peer_count(self) -> int:
+        """Live connections."""
+        return count_of(lib.weida_bus_peer_count, self._h)
+
+    def dropped(self) -> int:
+        """Copies dropped."""
+        return count_of(lib.weida_bus_dropped, self._h, c_uint64)
+
+    def path(self) -> str:
+        """The registered path."""
+        return path_of(lib.weida_bus_path, self._h)

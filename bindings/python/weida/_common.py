@@ -1,0 +1,153 @@
+"""What ``weida.Runtime``/``weida.sync.Runtime`` and the two ``Binding``
+classes share: the calls that never wait. Each surface subclasses these and
+names, in class attributes, the endpoint classes its factories return."""
+
+from __future__ import annotations
+
+import ctypes
+from ctypes import byref
+from typing import Any, Optional, Tuple
+
+from ._boundary import check, out_count, out_handle, read_text, text
+from ._errors import RuntimeFailure
+from ._ffi import BindOpts, DropCounts, RuntimeOpts, lib
+from ._handle import Handle
+from ._values import Identity, Trust
+
+_U32_MAX = 2**32 - 1
+
+
+def _runtime_options(worker_threads: int, datagrams: bool, path_report: bool) -> RuntimeOpts:
+    if isinstance(worker_threads, bool) or not isinstance(worker_threads, int):
+        raise TypeError(f"worker_threads must be an int, not {type(worker_threads).__name__}")
+    if not 1 <= worker_threads <= _U32_MAX:
+        raise RuntimeFailure(f"worker_threads must be at least 1 (got {worker_threads})")
+    return RuntimeOpts(size=ctypes.sizeof(RuntimeOpts), worker_threads=worker_threads,
+                       datagrams=1 if datagrams else 0, path_report=1 if path_report else 0)
+
+
+def _trust(trust: object) -> int:
+    if not isinstance(trust, Trust):
+        raise TypeError(f"trust must be a weida.Trust, not {type(trust).__name__}")
+    return trust._h
+
+
+class RuntimeBase(Handle):
+    """A runtime: owns connections. Endpoints keep it alive after this object
+    is gone; it stops with the last of them."""
+
+    __slots__ = ()
+    _Binding: Any
+    _Requester: Any
+    _Pusher: Any
+    _Subscriber: Any
+    _Paired: Any
+    _Surveyor: Any
+
+    def __init__(self, worker_threads: int = 1, datagrams: bool = False, path_report: bool = False) -> None:
+        opts = _runtime_options(worker_threads, datagrams, path_report)
+        super().__init__(out_handle(lib.weida_runtime_new, byref(opts)))
+
+    def _bind(self, addr: str, identity: Identity) -> Any:
+        if not isinstance(identity, Identity):
+            raise TypeError(f"identity must be a weida.Identity, not {type(identity).__name__}")
+        opts = BindOpts(size=ctypes.sizeof(BindOpts))
+        h = out_handle(lib.weida_bind_quic, self._h, text(addr, "addr"), identity._handle(), byref(opts))
+        return self._Binding(h)
+
+    def _dialler(self, fn: Any, cls: Any, trust: Trust) -> Any:
+        return cls(out_handle(fn, self._h, _trust(trust), None))
+
+    def requester(self, trust: Trust) -> Any:
+        """A Req/Rep asker that verifies servers under ``trust``."""
+        return self._dialler(lib.weida_runtime_requester, self._Requester, trust)
+
+    def pusher(self, trust: Trust) -> Any:
+        """A Push sender that verifies servers under ``trust``."""
+        return self._dialler(lib.weida_runtime_pusher, self._Pusher, trust)
+
+    def subscriber(self, trust: Trust) -> Any:
+        """A Pub/Sub subscriber that verifies servers under ``trust``."""
+        return self._dialler(lib.weida_runtime_subscriber, self._Subscriber, trust)
+
+    def pair(self, trust: Trust) -> Any:
+        """The dialling end of a PAIR."""
+        return self._dialler(lib.weida_runtime_pair, self._Paired, trust)
+
+    def surveyor(self, trust: Trust) -> Any:
+        """A SURVEY asker; every survey asks every connected respondent."""
+        return self._dialler(lib.weida_runtime_surveyor, self._Surveyor, trust)
+
+
+class BindingBase(Handle):
+    """One QUIC socket serving the runtime's paths. Registrations raise
+    ``AlreadyRegistered`` / ``InvalidEndpointPath``; dropping the binding
+    stops serving its socket."""
+
+    __slots__ = ()
+    _Replier: Any
+    _Puller: Any
+    _Publisher: Any
+    _Paired: Any
+    _Respondent: Any
+    _BusMember: Any
+
+    def local_addr(self) -> str:
+        """The bound ``"ip:port"``, with the real port."""
+        return read_text(lib.weida_binding_local_addr, self._h)
+
+    def fingerprint(self) -> Optional[str]:
+        """``"sha256:…"`` of the key this binding proves."""
+        return read_text(lib.weida_binding_fingerprint, self._h)
+
+    def url(self, path: str) -> str:
+        """The dialling URL of ``path``: a client's whole configuration."""
+        return read_text(lib.weida_binding_url, self._h, text(path, "path"))
+
+    def _register(self, fn: Any, cls: Any, path: str) -> Any:
+        return cls(out_handle(fn, self._h, text(path, "path")))
+
+    def replier(self, path: str) -> Any:
+        """The Req/Rep answering endpoint at ``path``."""
+        return self._register(lib.weida_binding_replier, self._Replier, path)
+
+    def puller(self, path: str) -> Any:
+        """The Push/Pull receiving endpoint at ``path``."""
+        return self._register(lib.weida_binding_puller, self._Puller, path)
+
+    def publisher(self, path: str) -> Any:
+        """The Pub/Sub publishing endpoint at ``path``."""
+        return self._register(lib.weida_binding_publisher, self._Publisher, path)
+
+    def pair(self, path: str) -> Any:
+        """The bound end of a PAIR at ``path``."""
+        return self._register(lib.weida_binding_pair, self._Paired, path)
+
+    def respondent(self, path: str) -> Any:
+        """The SURVEY answering endpoint at ``path``."""
+        return self._register(lib.weida_binding_respondent, self._Respondent, path)
+
+    def bus(self, path: str, trust: Trust) -> Any:
+        """A BUS member bound at ``path`` that dials other members under ``trust``."""
+        h = out_handle(lib.weida_binding_bus, self._h, text(path, "path"), _trust(trust), None)
+        return self._BusMember(h)
+
+
+def path_of(fn: Any, h: int) -> str:
+    """An endpoint's registered path."""
+    return read_text(fn, h)
+
+
+def count_of(fn: Any, h: int, kind: Any = ctypes.c_size_t) -> int:
+    """An endpoint counter."""
+    return out_count(fn, h, kind=kind)
+
+
+def drop_counts(h: int, topic: str) -> Optional[Tuple[int, int, int, int]]:
+    """A publisher's drops on one topic by cause, or None (Publisher.dropped_on)."""
+    counts = DropCounts(size=ctypes.sizeof(DropCounts))
+    found = ctypes.c_int()
+    check(lib.weida_publisher_dropped_on(h, text(topic, "topic"), byref(counts), byref(found)))
+    if not found.value:
+        return None
+    return (counts.total, counts.subscriber_budget, counts.subscriber_queue, counts.no_parked_connection)

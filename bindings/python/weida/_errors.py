@@ -1,0 +1,97 @@
+"""The exception classes and the code -> class table (SURFACE.md §2.6).
+
+Codes 1..26 of weida.h are the library's error kinds, one class each, in the
+same order. The ABI's own failures (a bad handle, a bad argument, an
+internal fault) are ``RuntimeFailure``, as upstream reports misuse; a passed
+deadline is the built-in ``TimeoutError``.
+"""
+
+from __future__ import annotations
+
+from ._ffi import EBADHANDLE, EINTERNAL, EINVAL, ETIMEDOUT, lib
+
+
+class WeidaError(Exception):
+    """Base of every weida failure.
+
+    ``errno`` is the library's variant name (e.g. ``"Rejected"``; ``"Runtime"``
+    for :class:`RuntimeFailure`) and ``cause`` the library's own sentence,
+    which is also ``str(error)``.
+    """
+
+    errno: str = ""
+
+    def __init__(self, cause: str) -> None:
+        super().__init__(cause)
+        self.cause = cause
+
+
+def _kind(variant: str, doc: str, base: type = WeidaError) -> type:
+    return type(variant, (base,), {"errno": variant, "__doc__": doc, "__module__": "weida"})
+
+
+RuntimeFailure = _kind("RuntimeFailure", "The runtime failed or was used wrongly (the library's Runtime error).")
+RuntimeFailure.errno = "Runtime"
+InvalidAddress = _kind("InvalidAddress", "An address or URL is not valid.")
+InvalidEndpointPath = _kind("InvalidEndpointPath", "An endpoint path is not valid.")
+InvalidFingerprint = _kind("InvalidFingerprint", "A fingerprint is not sha256:<64 hex>.")
+AlreadyRegistered = _kind("AlreadyRegistered", "The path already has an endpoint.")
+AddressInUse = _kind("AddressInUse", "The local address is in use.")
+NotConnected = _kind("NotConnected", "The endpoint has no connection.")
+ConnectionLost = _kind("ConnectionLost", "The connection was lost before the outcome was settled: a definite failure.")
+Negotiation = _kind("Negotiation", "The peers could not agree on terms.")
+Protocol = _kind("Protocol", "A protocol rule was broken, or a reserved value was named.")
+Rejected = _kind("Rejected", "The peer refused it.")
+UnknownEndpoint = _kind("UnknownEndpoint", "No endpoint is registered at that path.")
+Unsupported = _kind("Unsupported", "The endpoint or the library does not support it.")
+NoParkedConnection = _kind("NoParkedConnection", "No parked reverse connection.")
+NoReply = _kind("NoReply", "No reply: unanswered, or a handle already spent (second reply or finish).")
+Canceled = _kind("Canceled", "Canceled: the endpoint was closed or the transfer reset.")
+Expired = _kind("Expired", "The send timeout expired.")
+Indeterminate = _kind(
+    "Indeterminate",
+    "The outcome is unknown: the peer may or may not have it. A sibling of ConnectionLost, never a subclass.",
+)
+LimitExceeded = _kind("LimitExceeded", "A limit or receive ceiling was exceeded; the payload was refused.")
+DatagramsUnavailable = _kind("DatagramsUnavailable", "Datagrams are not available on this connection.")
+TooLarge = _kind("TooLarge", "Too large for a datagram.")
+Tls = _kind("Tls", "TLS failed.")
+Untrusted = _kind("Untrusted", "The peer's key is not trusted; cause names the key that answered.")
+UntrustedPrincipal = _kind("UntrustedPrincipal", "The peer's principal is not trusted.")
+Io = _kind("Io", "An I/O error.")
+Transport = _kind("Transport", "The transport failed.")
+
+#: C code (1..26) -> class, in weida.h's order.
+BY_CODE: dict[int, type] = {
+    code: cls
+    for code, cls in enumerate(
+        (
+            RuntimeFailure, InvalidAddress, InvalidEndpointPath, InvalidFingerprint,
+            AlreadyRegistered, AddressInUse, NotConnected, ConnectionLost, Negotiation,
+            Protocol, Rejected, UnknownEndpoint, Unsupported, NoParkedConnection, NoReply,
+            Canceled, Expired, Indeterminate, LimitExceeded, DatagramsUnavailable, TooLarge,
+            Tls, Untrusted, UntrustedPrincipal, Io, Transport,
+        ),
+        start=1,
+    )
+}
+
+#: Every class, for __all__.
+CLASSES = ("WeidaError",) + tuple(cls.__name__ for cls in BY_CODE.values())
+
+# ABI-only codes that are misuse of the boundary rather than a library kind.
+_MISUSE = (EBADHANDLE, EINVAL, EINTERNAL)
+
+
+def error_for(code: int, cause: str) -> Exception:
+    """The exception for a failed call's code and the library's sentence."""
+    if not cause:
+        cause = lib.weida_strerror(code).decode("utf-8", "replace")
+    if code == ETIMEDOUT:
+        return TimeoutError(cause)
+    cls = BY_CODE.get(code)
+    if cls is None:
+        if code not in _MISUSE:
+            cause = f"unexpected code {code}: {cause}"
+        cls = RuntimeFailure
+    return cls(cause)

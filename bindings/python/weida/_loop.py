@@ -1,0 +1,144 @@
+"""The completion bridge: a C ``_async`` call awaited as an asyncio future.
+
+One ``DONE_FN`` callback object lives for the whole process, so ctypes can
+never free it while the library still holds it. Each pending operation is a
+small integer (the C ``user`` argument) keyed into ``_pending``, which holds
+the future, the converter and any buffer the library is still writing into
+until the callback fires: nothing the library may touch is left to the
+garbage collector.
+
+The callback runs on a library thread. It reads the failure's sentence there
+(``weida_last_error`` is per thread) and hands everything to the future's
+loop with ``call_soon_threadsafe``; it never runs user code and never calls a
+blocking function. A closed loop is a silent no-op, except that result
+handles nobody will receive are closed.
+
+Cancelling the awaiting task calls ``weida_op_cancel``: the library aborts
+the operation and resets its streams, so the peer learns. Results that
+arrive anyway after a cancel are closed, not leaked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from ctypes import byref, c_uint64
+from typing import Any, Callable, Optional
+
+from ._boundary import close, last_error
+from ._errors import error_for
+from ._ffi import DONE_FN, END, OK, lib
+
+# convert(a, b) -> the coroutine's value; runs on the loop thread.
+Convert = Callable[[int, int], Any]
+
+
+class _Pending:
+    """One operation in flight: everything the callback needs."""
+
+    __slots__ = ("loop", "future", "convert", "owned", "keep", "end")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, future: asyncio.Future, convert: Convert,
+                 owned: int, keep: object, end: object) -> None:
+        self.loop = loop
+        self.future = future
+        self.convert = convert
+        self.owned = owned  # how many of (a, b) are handles this side must close if unused
+        self.keep = keep  # a buffer the library writes into until the callback
+        self.end = end  # the value WEIDA_END stands for, or FAIL when it is unexpected
+
+    def settle(self, code: int, a: int, b: int, cause: str) -> None:
+        """Completes the future on its loop's thread."""
+        fut = self.future
+        if fut.done():  # cancelled while the library finished
+            self.discard(code, a, b)
+            return
+        if code == END and self.end is not FAIL:
+            fut.set_result(self.end)
+        elif code == OK:
+            try:
+                value = self.convert(a, b)
+            except BaseException as e:  # e.g. a closed handle: the caller's error
+                fut.set_exception(e)
+            else:
+                fut.set_result(value)
+        else:
+            fut.set_exception(error_for(code, cause))
+
+    def discard(self, code: int, a: int, b: int) -> None:
+        """Closes result handles no coroutine will receive."""
+        if code == OK:
+            for h in (a, b)[: self.owned]:
+                close(h)
+
+
+#: Marks an operation for which WEIDA_END is not an expected outcome.
+FAIL = object()
+
+_pending: dict = {}
+_ids = itertools.count(1)
+
+
+def _on_done(user: Optional[int], code: int, a: int, b: int) -> None:
+    # A library thread, holding the GIL for this call only. Any exception
+    # here would be printed and swallowed by ctypes, so none may escape.
+    try:
+        p = _pending.pop(user, None)
+        if p is None:
+            return
+        cause = last_error() if code not in (OK, END) else ""
+        try:
+            p.loop.call_soon_threadsafe(p.settle, code, a, b, cause)
+        except RuntimeError:  # the loop is closed: nobody is waiting
+            p.discard(code, a, b)
+    except BaseException:  # pragma: no cover - interpreter shutting down
+        pass
+
+
+#: The one callback object handed to every _async call; never collected.
+CALLBACK = DONE_FN(_on_done)
+
+
+async def call(start: Callable[..., int], args: tuple, convert: Convert, owned: int = 0,
+               keep: object = None, end: object = FAIL) -> Any:
+    """Starts ``start(*args, CALLBACK, user, &op)`` and awaits its callback.
+
+    Nothing happens until the coroutine is first awaited. ``owned`` says how
+    many of the callback's (a, b) are result handles, closed here if the
+    awaiting task was cancelled before it could take them; ``end`` is the
+    value of an operation that ends with WEIDA_END (end of stream).
+    """
+    loop = asyncio.get_running_loop()
+    future = loop.create_future()
+    user = next(_ids)
+    _pending[user] = _Pending(loop, future, convert, owned, keep, end)
+    op = c_uint64()
+    rc = start(*args, CALLBACK, user, byref(op))
+    if rc != OK:  # nothing started: the callback will never run
+        del _pending[user]
+        raise error_for(rc, last_error())
+    try:
+        return await future
+    except asyncio.CancelledError:
+        lib.weida_op_cancel(op.value)  # stale if it finished first: harmless
+        raise
+
+
+def pending_count() -> int:
+    """Operations whose callback has not fired yet (tests use it)."""
+    return len(_pending)
+
+
+def unit(a: int, b: int) -> None:
+    """Converter for calls with no result."""
+    return None
+
+
+def first(a: int, b: int) -> int:
+    """Converter for calls whose result is the integer a."""
+    return a
+
+
+def pair(a: int, b: int) -> tuple:
+    """Converter for calls whose result is (a, b)."""
+    return (a, b)

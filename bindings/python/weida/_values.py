@@ -1,0 +1,207 @@
+"""Value classes shared by both surfaces (SURFACE.md §2.4): the same
+objects, not copies, whether they came from ``weida`` or ``weida.sync``."""
+
+from __future__ import annotations
+
+from ctypes import byref, c_char_p, c_int, c_size_t, c_uint64, create_string_buffer
+from typing import Optional, Sequence
+
+from . import _ffi
+from ._boundary import check, close, out_handle, read_text, take_bytes, text
+from ._ffi import lib
+from ._handle import Handle
+
+
+class Trust(Handle):
+    """Which servers a dialling endpoint accepts. Built by classmethods only;
+    there is no default."""
+
+    __slots__ = ()
+
+    def __init__(self, h: int) -> None:  # internal: use the classmethods
+        super().__init__(h)
+
+    @classmethod
+    def by_address(cls) -> "Trust":
+        """Trusts only the key a dialled address names (``weida://sha256:…@host/path``)."""
+        return cls(out_handle(lib.weida_trust_by_address))
+
+    @classmethod
+    def pin(cls, fingerprint: str) -> "Trust":
+        """Trusts one key, ``"sha256:<64 hex>"`` (else ``InvalidFingerprint``)."""
+        return cls(out_handle(lib.weida_trust_pin, text(fingerprint, "fingerprint")))
+
+    @classmethod
+    def anchor_file(cls, path: str) -> "Trust":
+        """Trusts certificates chaining to the PEM certificates in ``path``."""
+        return cls(out_handle(lib.weida_trust_anchor_file, text(str(path), "path")))
+
+
+class Identity(Handle):
+    """A key and certificate a binding proves. ``from_pem_file`` reads the
+    file lazily: a missing or corrupt file fails at first use, naming it."""
+
+    __slots__ = ("_path",)
+
+    def __init__(self, h: int, path: Optional[str] = None) -> None:  # internal
+        super().__init__(h)
+        self._path = path
+
+    @classmethod
+    def generate(cls) -> "Identity":
+        """A fresh in-memory key (its address changes on every restart)."""
+        return cls(out_handle(lib.weida_identity_generate))
+
+    @classmethod
+    def generate_for(cls, names: Sequence[str]) -> "Identity":
+        """A fresh key whose certificate names hosts (DNS names or IP literals)."""
+        if isinstance(names, str):
+            raise TypeError("names must be a sequence of str, not one str")
+        encoded = [text(n, "name") for n in names]
+        array = (c_char_p * max(len(encoded), 1))(*encoded)
+        return cls(out_handle(lib.weida_identity_generate_for, array, len(encoded)))
+
+    @classmethod
+    def from_pem_file(cls, path: str) -> "Identity":
+        """A chain and key read from one PEM file, when first needed."""
+        return cls(0, text(str(path), "path").decode("utf-8"))
+
+    def _handle(self) -> int:
+        if not self._h and self._path is not None:
+            self._h = out_handle(lib.weida_identity_from_pem_file, text(self._path, "path"))
+            self._path = None
+        return self._h
+
+    def fingerprint(self) -> str:
+        """``"sha256:<64 hex>"`` of the public key; reads the PEM file if needed."""
+        return read_text(lib.weida_identity_fingerprint, self._handle())
+
+
+_TEXT_FIELDS = (
+    ("endpoint", _ffi.META_ENDPOINT),
+    ("content_type", _ffi.META_CONTENT_TYPE),
+    ("topic", _ffi.META_TOPIC),
+    ("peer", _ffi.META_PEER),
+    ("traceparent", _ffi.META_TRACEPARENT),
+)
+_UINT_FIELDS = (
+    ("content_len", _ffi.META_CONTENT_LEN),
+    ("sequence", _ffi.META_SEQUENCE),
+    ("missed", _ffi.META_MISSED),
+    ("report_mode", _ffi.META_REPORT_MODE),
+    ("report_id", _ffi.META_REPORT_ID),
+    ("segment", _ffi.META_SEGMENT),
+    ("layer", _ffi.META_LAYER),
+)
+# Fields this library build answered EUNSUPPORTED for: not asked again.
+_absent_fields: set = set()
+_EUNSUPPORTED = 13
+
+
+class IncomingMeta:
+    """What arrived with a message: 13 attributes, each ``None`` when the
+    sender (or, for ``peer``, the transport) said nothing. ``peer`` is the
+    key the transport proved, never a header."""
+
+    __slots__ = ("endpoint", "content_len", "content_type", "topic", "peer", "sequence", "missed",
+                 "report", "report_mode", "report_id", "traceparent", "segment", "layer")
+
+    endpoint: Optional[str]
+    content_len: Optional[int]
+    content_type: Optional[str]
+    topic: Optional[str]
+    peer: Optional[str]
+    sequence: Optional[int]
+    missed: Optional[int]
+    report: list
+    report_mode: Optional[int]
+    report_id: Optional[int]
+    traceparent: Optional[str]
+    segment: Optional[int]
+    layer: Optional[int]
+
+    def __init__(self, **fields: object) -> None:
+        for name in self.__slots__:
+            setattr(self, name, fields.get(name, [] if name == "report" else None))
+
+    @classmethod
+    def _read(cls, h: int) -> "IncomingMeta":
+        """Copies every field of a msg, request or istream handle."""
+        meta = cls.__new__(cls)
+        present = c_int()
+        buf = create_string_buffer(256)
+        needed = c_size_t()
+        for name, field in _TEXT_FIELDS:
+            rc = lib.weida_meta_text(h, field, buf, len(buf), byref(needed), byref(present))
+            if rc == _ffi.ETRUNCATED:
+                buf = create_string_buffer(needed.value)
+                rc = lib.weida_meta_text(h, field, buf, len(buf), byref(needed), byref(present))
+            check(rc)
+            setattr(meta, name, buf.value.decode("utf-8", "replace") if present.value else None)
+        value = c_uint64()
+        for name, field in _UINT_FIELDS:
+            setattr(meta, name, None)
+            if field in _absent_fields:
+                continue
+            rc = lib.weida_meta_uint(h, field, byref(value), byref(present))
+            if rc == _EUNSUPPORTED:
+                _absent_fields.add(field)
+                continue
+            check(rc)
+            if present.value:
+                setattr(meta, name, value.value)
+        meta.report = []  # the report order's levels: not in the C ABI yet
+        return meta
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__
+                          if getattr(self, n) not in (None, []))
+        return f"IncomingMeta({shown})"
+
+
+def take_msg(h: int) -> tuple:
+    """(payload, meta) of a msg handle, which is closed: one copy out."""
+    try:
+        return take_bytes(lib.weida_msg_data, h), IncomingMeta._read(h)
+    finally:
+        close(h)
+
+
+def take_payload(h: int) -> bytes:
+    """The payload of a msg handle, which is closed."""
+    try:
+        return take_bytes(lib.weida_msg_data, h)
+    finally:
+        close(h)
+
+
+class Survey:
+    """What one survey collected. Silence is counted, not raised."""
+
+    __slots__ = ("replies", "asked", "failed", "late", "_silent")
+
+    def __init__(self, replies: list, asked: int, failed: int, late: int, silent: int) -> None:
+        self.replies = replies  #: the replies, in arrival order (list of bytes)
+        self.asked = asked  #: respondents the question was put to
+        self.failed = failed  #: answered with an error (refusal, reset, loss, ceiling)
+        self.late = late  #: replies that came after the deadline (not delivered)
+        self._silent = silent
+
+    def silent(self) -> int:
+        """Respondents asked that answered neither way."""
+        return self._silent
+
+    @classmethod
+    def _take(cls, h: int) -> "Survey":
+        """Copies a survey handle's counts and replies, then closes it."""
+        try:
+            counts = _ffi.SurveyCounts(size=_ffi.ctypes.sizeof(_ffi.SurveyCounts))
+            check(lib.weida_survey_counts(h, byref(counts)))
+            replies = [take_bytes(lib.weida_survey_reply, h, i) for i in range(counts.replies)]
+            return cls(replies, counts.asked, counts.failed, counts.late, counts.silent)
+        finally:
+            close(h)
+
+    def __repr__(self) -> str:
+        return (f"Survey(replies={len(self.replies)}, asked={self.asked}, failed={self.failed}, "
+                f"late={self.late}, silent={self._silent})")

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Builds the Python wheel dist/weida-<version>-py3-none-<platform>.whl with no
+# network access: build/lib.sh builds libweida.so (skipped when the library
+# in <out>/lib is newer than every source it is built from), then
+# bindings/python/wheel.py zips the package with the library bundled inside
+# and writes METADATA, WHEEL and RECORD itself (no PyPI, no build backend).
+#
+#   build/wheel.sh            <out> is build/out unless WEIDA_OUT names another
+#
+# Install it with: pip install --no-index dist/weida-*.whl
+# Needs Go and a C compiler (for the library), python3 >= 3.11 and objdump.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+out="${WEIDA_OUT:-$PWD/build/out}"
+lib="$out/lib/libweida.so"
+newer="$(find capi core include internal go.mod go.sum -newer "$lib" -type f \
+	\( -name '*.go' -o -name '*.c' -o -name '*.h' -o -name 'go.*' \) ! -name '*_test.go' -print -quit 2>/dev/null || true)"
+if [ ! -f "$lib" ] || [ -n "$newer" ]; then
+	WEIDA_OUT="$out" ./build/lib.sh
+else
+	echo "wheel: $lib is up to date"
+fi
+python3 bindings/python/wheel.py --lib "$lib" --dist dist
