@@ -23,17 +23,42 @@ import (
 // map look-ups under one mutex.
 type receiptTracker struct {
 	mu      sync.Mutex
-	pending []sentPacket // ascending packet numbers; entries with nil ranges are spent
+	pending []sentPacket // ascending packet numbers; entries with n == 0 are spent
 	spent   int
 	streams map[quic.StreamID]*Receipt
 	closed  error // set once the connection is gone; new watches fail at once
 	credit  creditTracker
 }
 
+// sentPacket records the watched stream ranges one packet carried. Most
+// packets carry one or two STREAM frames, kept inline so recording a bulk
+// transfer allocates nothing per packet.
 type sentPacket struct {
 	pn     qlog.PacketNumber
-	ranges []sentRange
+	n      int // ranges in use; 0 = spent
+	inline [2]sentRange
+	more   []sentRange
 }
+
+func (p *sentPacket) add(r sentRange) {
+	if p.n < len(p.inline) {
+		p.inline[p.n] = r
+	} else {
+		p.more = append(p.more, r)
+	}
+	p.n++
+}
+
+func (p *sentPacket) each(f func(sentRange)) {
+	for i := 0; i < p.n && i < len(p.inline); i++ {
+		f(p.inline[i])
+	}
+	for _, r := range p.more {
+		f(r)
+	}
+}
+
+func (p *sentPacket) spend() { p.n, p.more = 0, nil }
 
 type sentRange struct {
 	stream     quic.StreamID
@@ -120,9 +145,9 @@ func (t *receiptTracker) fail(err error) {
 }
 
 func (t *receiptTracker) onSent(pn qlog.PacketNumber, frames []qlog.Frame) {
-	var ranges []sentRange
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	var p *sentPacket
 	for _, f := range frames {
 		sf, ok := f.Frame.(*qlog.StreamFrame)
 		if !ok {
@@ -131,10 +156,11 @@ func (t *receiptTracker) onSent(pn qlog.PacketNumber, frames []qlog.Frame) {
 		if _, watched := t.streams[sf.StreamID]; !watched {
 			continue
 		}
-		ranges = append(ranges, sentRange{stream: sf.StreamID, start: sf.Offset, end: sf.Offset + sf.Length, fin: sf.Fin})
-	}
-	if ranges != nil {
-		t.pending = append(t.pending, sentPacket{pn: pn, ranges: ranges})
+		if p == nil {
+			t.pending = append(t.pending, sentPacket{pn: pn})
+			p = &t.pending[len(t.pending)-1]
+		}
+		p.add(sentRange{stream: sf.StreamID, start: sf.Offset, end: sf.Offset + sf.Length, fin: sf.Fin})
 	}
 }
 
@@ -162,15 +188,15 @@ func (t *receiptTracker) ackRangeLocked(lo, hi qlog.PacketNumber) {
 	i := sort.Search(len(t.pending), func(i int) bool { return t.pending[i].pn >= lo })
 	for ; i < len(t.pending) && t.pending[i].pn <= hi; i++ {
 		p := &t.pending[i]
-		if p.ranges == nil {
+		if p.n == 0 {
 			continue
 		}
-		for _, sr := range p.ranges {
+		p.each(func(sr sentRange) {
 			if r, ok := t.streams[sr.stream]; ok {
 				r.ackLocked(sr)
 			}
-		}
-		p.ranges = nil
+		})
+		p.spend()
 		t.spent++
 	}
 }
@@ -179,9 +205,9 @@ func (t *receiptTracker) onLost(pn qlog.PacketNumber) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	i := sort.Search(len(t.pending), func(i int) bool { return t.pending[i].pn >= pn })
-	if i < len(t.pending) && t.pending[i].pn == pn && t.pending[i].ranges != nil {
+	if i < len(t.pending) && t.pending[i].pn == pn && t.pending[i].n != 0 {
 		// quic-go retransmits the frames in new packets; those are tracked anew.
-		t.pending[i].ranges = nil
+		t.pending[i].spend()
 		t.spent++
 	}
 	t.compactLocked()
@@ -191,7 +217,7 @@ func (t *receiptTracker) onLost(pn qlog.PacketNumber) {
 // in order), everywhere once they are half the slice.
 func (t *receiptTracker) compactLocked() {
 	n := 0
-	for n < len(t.pending) && t.pending[n].ranges == nil {
+	for n < len(t.pending) && t.pending[n].n == 0 {
 		n++
 	}
 	if n > 0 {
@@ -201,7 +227,7 @@ func (t *receiptTracker) compactLocked() {
 	if t.spent > 0 && t.spent*2 >= len(t.pending) {
 		kept := t.pending[:0]
 		for _, p := range t.pending {
-			if p.ranges != nil {
+			if p.n != 0 {
 				kept = append(kept, p)
 			}
 		}

@@ -19,8 +19,6 @@
  */
 #include "example.h"
 
-#include <stdatomic.h>
-
 static double now_ns(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);

@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # The C side of the C ABI's tests (the Go side is `go test ./capi`).
 #
-#   tests/capi/run.sh [quick]  what build/test.sh runs (about a minute, most
+#   tests/capi/run.sh [quick]  what build/test.sh runs (a minute or two, most
 #                              of it building the library): build/lib.sh; the
 #                              header alone as C11 and C++17; every example,
-#                              misuse.c and stress.c compiled against only the
-#                              installed weida.h and libweida (via weida.pc),
-#                              one example linked statically; all run, then
-#                              run again built with AddressSanitizer and
-#                              UBSan; the stress test for 3 s.
+#                              misuse.c, lifecycle.c and stress.c compiled
+#                              against only the installed weida.h and
+#                              libweida (found through weida.pc), one example
+#                              linked statically; all run, then run again
+#                              built with AddressSanitizer and UBSan; the
+#                              stress test for 3 s.
 #   tests/capi/run.sh heavy    quick, plus: the stress test for 20 s; every
-#                              example and misuse.c under valgrind memcheck;
+#                              example and test program under valgrind;
 #                              the library itself built with `go build -asan`
 #                              so Go's accesses to C memory are checked too,
-#                              with the examples, misuse.c and 5 s of stress
+#                              with the examples, the tests and 5 s of stress
 #                              on it (several minutes: valgrind runs Go ~50x
 #                              slower, and the -asan build is a full rebuild).
 #   tests/capi/run.sh bench    the C benchmark and its Go twin, side by side.
@@ -40,17 +41,17 @@ read -r -a weida_libs <<<"$(pkg-config --libs weida)"
 rpath="-Wl,-rpath,$out/lib"
 warn=(-Wall -Wextra -Werror)
 examples=(reqrep pushpull pubsub pair survey bus)
-programs=("${examples[@]}" misuse)
+programs=("${examples[@]}" misuse lifecycle)
 
 # cc NAME SOURCE EXTRA... — builds $work/NAME against the installed library.
 cc_prog() {
 	local name=$1 src=$2
 	shift 2
-	gcc -std=c11 -g "${warn[@]}" "${weida_cflags[@]}" -Ibindings/c-examples "$@" \
+	gcc -std=c11 -g "${warn[@]}" "${weida_cflags[@]}" -Ibindings/c-examples -Itests/capi "$@" \
 		-o "$work/$name" "$src" "${weida_libs[@]}" -lpthread -lm "$rpath"
 }
 source_of() {
-	case $1 in misuse | stress | bench) echo "tests/capi/$1.c" ;; *) echo "bindings/c-examples/$1.c" ;; esac
+	case $1 in misuse | lifecycle | stress | bench) echo "tests/capi/$1.c" ;; *) echo "bindings/c-examples/$1.c" ;; esac
 }
 run() { timeout 300 "$@"; }
 
@@ -70,7 +71,7 @@ gcc -std=c11 -pedantic "${warn[@]}" "${weida_cflags[@]}" -o "$work/alone_c" "$wo
 g++ -std=c++17 -pedantic "${warn[@]}" "${weida_cflags[@]}" -o "$work/alone_cpp" "$work/alone.cpp" "${weida_libs[@]}" "$rpath"
 run "$work/alone_c" && run "$work/alone_cpp"
 
-echo "== examples, misuse and stress against the shared library"
+echo "== examples, misuse, lifecycle and stress against the shared library"
 for p in "${programs[@]}"; do cc_prog "$p" "$(source_of "$p")"; done
 cc_prog stress "$(source_of stress)" -O2
 for p in "${programs[@]}"; do run "$work/$p"; done
@@ -85,7 +86,7 @@ run "$work/reqrep_static"
 # track, and LeakSanitizer does not scan the Go heap — so C memory held only
 # by Go (a msg or request payload whose handle was never closed) is
 # reported as a leak, which is the leak a C caller can make.
-echo "== examples and misuse built with -fsanitize=address,undefined"
+echo "== examples and tests built with -fsanitize=address,undefined"
 for p in "${programs[@]}"; do
 	cc_prog "asan_$p" "$(source_of "$p")" -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 	run "$work/asan_$p"
@@ -111,7 +112,7 @@ if [ "$mode" = heavy ]; then
 	mkdir -p "$work/asan_lib"
 	CGO_ENABLED=1 go build -asan -buildmode=c-shared -o "$work/asan_lib/libweida.so" ./capi
 	for p in "${programs[@]}" stress; do
-		gcc -std=c11 -g "${warn[@]}" "${weida_cflags[@]}" -Ibindings/c-examples -fsanitize=address \
+		gcc -std=c11 -g "${warn[@]}" "${weida_cflags[@]}" -Ibindings/c-examples -Itests/capi -fsanitize=address \
 			-fno-omit-frame-pointer -o "$work/goasan_$p" "$(source_of "$p")" \
 			-L"$work/asan_lib" -lweida -lpthread -lm -Wl,-rpath,"$work/asan_lib"
 	done

@@ -9,7 +9,7 @@ weida coroutine cancels the library operation and resets its streams.
 from __future__ import annotations
 
 from ctypes import c_uint64
-from typing import Optional, Tuple
+from typing import Callable, Optional, Tuple
 
 from . import _loop
 from ._aio_streams import FanOut, IncomingStream, OutgoingStream, Reply, istream_with_meta
@@ -30,9 +30,9 @@ def _payload(a: int, b: int) -> bytes:
     return take_payload(a)
 
 
-def ostream_value(a: int, b: int) -> OutgoingStream:
-    """An ostream handle a."""
-    return OutgoingStream(a)
+def ostream_value(parent: Handle) -> Callable[[int, int], OutgoingStream]:
+    """An ostream handle a, kept with ``parent``."""
+    return lambda a, b: OutgoingStream(a, parent)
 
 
 async def connect(fn: object, h: int, url: str) -> None:
@@ -59,7 +59,7 @@ class Requester(Handle):
     async def open(self) -> Tuple[OutgoingStream, Reply]:
         """A streamed exchange: write the request, finish it, then ``Reply.recv()``."""
         return await _loop.call(lib.weida_requester_open_async, (self._h,),
-                                lambda a, b: (OutgoingStream(a), Reply(b)), owned=2)
+                                lambda a, b: (OutgoingStream(a, self), Reply(b, self)), owned=2)
 
     def peer_count(self) -> int:
         """Live connections."""
@@ -72,8 +72,8 @@ class Request(Handle):
 
     __slots__ = ("payload", "meta")
 
-    def __init__(self, h: int) -> None:
-        super().__init__(h)
+    def __init__(self, h: int, parent: Handle) -> None:
+        super().__init__(h, parent)
         self.payload: bytes = take_bytes(lib.weida_request_payload, h)  #: the request, whole
         self.meta: IncomingMeta = IncomingMeta._read(h)  #: what arrived with it
 
@@ -87,9 +87,9 @@ class Request(Handle):
         check(lib.weida_request_refuse(self._h))
 
 
-def request_value(a: int, b: int) -> Request:
-    """A request handle a."""
-    return Request(a)
+def request_value(parent: Handle) -> Callable[[int, int], Request]:
+    """A request handle a, kept with ``parent``."""
+    return lambda a, b: Request(a, parent)
 
 
 class Replier(Handle):
@@ -105,7 +105,7 @@ class Replier(Handle):
         """The next request, its payload read whole under ``max_bytes`` (a
         larger one is refused, the asker sees the refusal, and skipped)."""
         return await _loop.call(lib.weida_replier_accept_async,
-                                (self._h, ceiling(max_bytes, "max_bytes")), request_value, owned=1)
+                                (self._h, ceiling(max_bytes, "max_bytes")), request_value(self), owned=1)
 
 
 class Pusher(Handle):
@@ -125,7 +125,7 @@ class Pusher(Handle):
 
     async def open(self) -> OutgoingStream:
         """A streamed message: write it in pieces, then finish."""
-        return await _loop.call(lib.weida_pusher_open_async, (self._h,), ostream_value, owned=1)
+        return await _loop.call(lib.weida_pusher_open_async, (self._h,), ostream_value(self), owned=1)
 
     def peer_count(self) -> int:
         """Live connections."""
@@ -153,7 +153,7 @@ class Puller(Handle):
 
     async def recv_stream(self) -> Tuple[IncomingStream, IncomingMeta]:
         """The next message unread, for payloads too large to hold."""
-        return await _loop.call(lib.weida_puller_recv_stream_async, (self._h,), istream_with_meta, owned=1)
+        return await _loop.call(lib.weida_puller_recv_stream_async, (self._h,), istream_with_meta(self), owned=1)
 
 
 class Publisher(Handle):
@@ -173,7 +173,7 @@ class Publisher(Handle):
 
     def open(self, topic: str) -> FanOut:
         """A streamed publication to the subscribers matching now."""
-        return FanOut(out_handle(lib.weida_publisher_open, self._h, text(topic, "topic")))
+        return FanOut(out_handle(lib.weida_publisher_open, self._h, text(topic, "topic")), self)
 
     def subscriber_count(self) -> int:
         """Connected subscribers."""
@@ -220,7 +220,7 @@ class Subscriber(Handle):
 
     async def recv_stream(self) -> Tuple[IncomingStream, IncomingMeta]:
         """The next copy unread (a streamed fan-out)."""
-        return await _loop.call(lib.weida_subscriber_recv_stream_async, (self._h,), istream_with_meta, owned=1)
+        return await _loop.call(lib.weida_subscriber_recv_stream_async, (self._h,), istream_with_meta(self), owned=1)
 
     def peer_count(self) -> int:
         """Live publisher connections: the only sign a publisher is gone."""

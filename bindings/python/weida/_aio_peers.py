@@ -34,7 +34,7 @@ class Paired(Handle):
 
     async def open(self) -> OutgoingStream:
         """A streamed message to the peer."""
-        return await _loop.call(lib.weida_paired_open_async, (self._h,), ostream_value, owned=1)
+        return await _loop.call(lib.weida_paired_open_async, (self._h,), ostream_value(self), owned=1)
 
     async def recv(self, max_bytes: int) -> Tuple[bytes, IncomingMeta]:
         """The next message, whole, under ``max_bytes``."""
@@ -43,7 +43,7 @@ class Paired(Handle):
 
     async def recv_stream(self) -> Tuple[IncomingStream, IncomingMeta]:
         """The next message unread."""
-        return await _loop.call(lib.weida_paired_recv_stream_async, (self._h,), istream_with_meta, owned=1)
+        return await _loop.call(lib.weida_paired_recv_stream_async, (self._h,), istream_with_meta(self), owned=1)
 
     def path(self) -> str:
         """The registered path (bound end) or the dialled one."""
@@ -93,7 +93,7 @@ class Respondent(Handle):
     async def accept(self, max_bytes: int):
         """The next question as a ``Request`` (the same class as Replier's)."""
         return await _loop.call(lib.weida_respondent_accept_async,
-                                (self._h, ceiling(max_bytes, "max_bytes")), request_value, owned=1)
+                                (self._h, ceiling(max_bytes, "max_bytes")), request_value(self), owned=1)
 
 
 class BusMember(Handle):

@@ -4,7 +4,7 @@ hold, and for exchanges whose halves are written and read in pieces."""
 from __future__ import annotations
 
 import ctypes
-from typing import Tuple
+from typing import Callable, Tuple
 
 from . import _loop
 from ._boundary import ceiling, check, deadline, out_count, payload, read_text
@@ -65,9 +65,9 @@ def take_payload_first(a: int, b: int) -> bytes:
     return take_payload(a)
 
 
-def istream_with_meta(a: int, b: int) -> Tuple[IncomingStream, IncomingMeta]:
-    """Converter: an istream handle a and its meta."""
-    return IncomingStream(a), IncomingMeta._read(a)
+def istream_with_meta(parent: Handle) -> Callable[[int, int], Tuple[IncomingStream, IncomingMeta]]:
+    """Converter: an istream handle a, kept with ``parent``, and its meta."""
+    return lambda a, b: (IncomingStream(a, parent), IncomingMeta._read(a))
 
 
 class Reply(Handle):
@@ -79,7 +79,7 @@ class Reply(Handle):
         """Waits for the reply. The replier's refusal is its exception; a
         connection lost after the request's end is ``Indeterminate``, never
         ``ConnectionLost``."""
-        return await _loop.call(lib.weida_reply_recv_async, (self._h,), istream_with_meta, owned=1)
+        return await _loop.call(lib.weida_reply_recv_async, (self._h,), istream_with_meta(self), owned=1)
 
 
 class FanOut(Handle):
@@ -88,8 +88,8 @@ class FanOut(Handle):
 
     __slots__ = ("topic",)
 
-    def __init__(self, h: int) -> None:
-        super().__init__(h)
+    def __init__(self, h: int, publisher: Handle) -> None:
+        super().__init__(h, publisher)
         self.topic: str = read_text(lib.weida_fanout_topic, h)  #: the topic published
 
     async def write_within(self, chunk: bytes, seconds: float) -> int:

@@ -77,8 +77,8 @@ class Request(Handle):
 
     __slots__ = ("_payload", "_meta", "_spent")
 
-    def __init__(self, h: int) -> None:
-        super().__init__(h)
+    def __init__(self, h: int, parent: Handle) -> None:
+        super().__init__(h, parent)
         self._payload = take_bytes(lib.weida_request_payload, h)
         self._meta = IncomingMeta._read(h)
         self._spent = False
@@ -121,7 +121,7 @@ class Replier(Handle):
 
     def accept(self, max_bytes: int) -> Request:
         """The next request, read whole under ``max_bytes``."""
-        return Request(out_handle(lib.weida_replier_accept, self._h, ceiling(max_bytes, "max_bytes")))
+        return Request(out_handle(lib.weida_replier_accept, self._h, ceiling(max_bytes, "max_bytes")), self)
 
 
 class Pusher(Handle):
@@ -265,7 +265,7 @@ class Respondent(Handle):
 
     def accept(self, max_bytes: int) -> Request:
         """The next question as a ``Request``."""
-        return Request(out_handle(lib.weida_respondent_accept, self._h, ceiling(max_bytes, "max_bytes")))
+        return Request(out_handle(lib.weida_respondent_accept, self._h, ceiling(max_bytes, "max_bytes")), self)
 
 
 class BusMember(Handle):
