@@ -95,7 +95,7 @@ func (m *BusMember) Send(ctx context.Context, payload []byte) (int, error) {
 func (m *BusMember) writerLocked(c *transport.Conn) *copyWriter {
 	w, ok := m.writers[c]
 	if !ok {
-		w = newCopyWriter(c, m.l.rt.cfg.EndpointQueue, m.l.rt.cfg.SubscriberBufferBytes,
+		w = newCopyWriter(m.l.rt, c, m.l.rt.cfg.EndpointQueue, m.l.rt.cfg.SubscriberBufferBytes,
 			func(string, DropCause) { m.dropped.Add(1) })
 		m.writers[c] = w
 	}

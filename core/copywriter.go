@@ -46,8 +46,11 @@ type copyWriter struct {
 	bytes  int64
 	freed  chan struct{} // made on demand by reserve; closed when bytes are released
 	wake   chan struct{}
+	busy   bool          // a popped copy is being written
+	idle   chan struct{} // closed and replaced each time a write ends
 	closed bool
 	done   chan struct{}
+	rt     *Runtime
 }
 
 type copyItem struct {
@@ -55,11 +58,38 @@ type copyItem struct {
 	payload []byte
 }
 
-func newCopyWriter(conn *transport.Conn, maxQueue int, maxBytes int64, onDrop func(string, DropCause)) *copyWriter {
+func newCopyWriter(rt *Runtime, conn *transport.Conn, maxQueue int, maxBytes int64, onDrop func(string, DropCause)) *copyWriter {
 	w := &copyWriter{conn: conn, maxQueue: maxQueue, maxBytes: maxBytes, onDrop: onDrop,
-		wake: make(chan struct{}, 1), done: make(chan struct{})}
+		wake: make(chan struct{}, 1), idle: make(chan struct{}), done: make(chan struct{}), rt: rt}
+	rt.mu.Lock()
+	rt.writers[w] = struct{}{}
+	rt.mu.Unlock()
 	go w.run()
 	return w
+}
+
+// awaitIdle waits until every queued copy was written (Drain flushes
+// publishers and bus members before it waits for receipts), the writer
+// ended, or ctx ended; it returns how many copies were still queued then.
+func (w *copyWriter) awaitIdle(ctx context.Context) int {
+	for {
+		w.mu.Lock()
+		pending, idle := len(w.queue), w.idle
+		if w.busy {
+			pending++
+		}
+		w.mu.Unlock()
+		if pending == 0 {
+			return 0
+		}
+		select {
+		case <-idle:
+		case <-w.done:
+			return 0
+		case <-ctx.Done():
+			return pending
+		}
+	}
 }
 
 // offer queues a copy, or says why it was dropped. It never blocks. The
@@ -88,7 +118,12 @@ func (w *copyWriter) offer(h wire.Data, payload []byte) DropCause {
 }
 
 func (w *copyWriter) run() {
-	defer close(w.done)
+	defer func() {
+		w.rt.mu.Lock()
+		delete(w.rt.writers, w)
+		w.rt.mu.Unlock()
+		close(w.done)
+	}()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
@@ -126,6 +161,7 @@ func (w *copyWriter) run() {
 		it := w.queue[0]
 		w.queue[0] = copyItem{}
 		w.queue = w.queue[1:]
+		w.busy = true
 		w.mu.Unlock()
 
 		err := w.write(ctx, it)
@@ -134,6 +170,11 @@ func (w *copyWriter) run() {
 		if err != nil {
 			w.drop(it)
 		}
+		w.mu.Lock()
+		w.busy = false
+		close(w.idle)
+		w.idle = make(chan struct{})
+		w.mu.Unlock()
 	}
 }
 

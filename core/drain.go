@@ -42,14 +42,25 @@ func (rt *Runtime) Drain(deadline time.Time) (Drained, error) {
 		pc.conn.StopAdmission()
 		conns = append(conns, pc.conn)
 	}
+	writers := make([]*copyWriter, 0, len(rt.writers))
+	for w := range rt.writers {
+		writers = append(writers, w)
+	}
 	rt.mu.Unlock()
 
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	// Copies a publisher or bus member queued are written first, so their
+	// receipts exist to be waited for; what is still queued at the deadline
+	// is outstanding.
+	unwritten := 0
+	for _, w := range writers {
+		unwritten += w.awaitIdle(ctx)
+	}
 	var receipts []*transport.Receipt
 	for _, c := range conns {
 		receipts = append(receipts, c.OutstandingReceipts()...)
 	}
-	ctx, cancel := context.WithDeadline(context.Background(), deadline)
-	defer cancel()
 	delivered, outstanding := awaitReceipts(ctx, receipts)
 	// A receipt says the peer's transport holds the bytes; closing now would
 	// make it discard what its application has not read yet. Give the
@@ -59,5 +70,5 @@ func (rt *Runtime) Drain(deadline time.Time) (Drained, error) {
 	}
 	outboxed := rt.outboxed()
 	rt.Shutdown()
-	return Drained{Delivered: uint64(delivered), Outstanding: uint64(outstanding + outboxed)}, nil
+	return Drained{Delivered: uint64(delivered), Outstanding: uint64(outstanding + outboxed + unwritten)}, nil
 }

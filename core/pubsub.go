@@ -173,7 +173,7 @@ func (p *Publisher) shut() {
 func (p *Publisher) writerLocked(c *transport.Conn) *copyWriter {
 	w := p.writers[c]
 	if w == nil {
-		w = newCopyWriter(c, p.queue, p.budget, p.drops.count)
+		w = newCopyWriter(p.l.rt, c, p.queue, p.budget, p.drops.count)
 		p.writers[c] = w
 	}
 	return w

@@ -22,6 +22,7 @@ type Runtime struct {
 	pool     map[poolKey]*pooledConn
 	outboxes map[*outbox]struct{}
 	dialers  map[*dialer]struct{}
+	writers  map[*copyWriter]struct{} // fan-out writers, flushed by Drain
 
 	dedup dedupState // suppressed repeats and the window's clock (dedup.go)
 }
@@ -35,7 +36,8 @@ func NewRuntime(cfg Config) (*Runtime, error) {
 	}
 	rt := &Runtime{cfg: cfg, tcfg: cfg.transport(),
 		bindings: make(map[*Binding]struct{}), pool: make(map[poolKey]*pooledConn),
-		outboxes: make(map[*outbox]struct{}), dialers: make(map[*dialer]struct{})}
+		outboxes: make(map[*outbox]struct{}), dialers: make(map[*dialer]struct{}),
+		writers: make(map[*copyWriter]struct{})}
 	rt.listener = newListener(rt)
 	return rt, nil
 }

@@ -13,7 +13,7 @@ from typing import Callable, Optional, Tuple
 
 from . import _loop
 from ._aio_streams import FanOut, IncomingStream, OutgoingStream, Reply, istream_with_meta
-from ._boundary import ceiling, check, out_count, out_handle, payload, take_bytes, text
+from ._boundary import bytes_arg, ceiling, check, out_count, out_handle, take_bytes, text
 from ._common import count_of, drop_counts, path_of
 from ._ffi import lib
 from ._handle import Handle
@@ -50,9 +50,9 @@ class Requester(Handle):
         A key the trust does not accept raises ``Untrusted`` naming it."""
         await connect(lib.weida_requester_connect_async, self._h, url)
 
-    async def request(self, payload_: bytes, max_reply_bytes: int) -> bytes:
+    async def request(self, payload: bytes, max_reply_bytes: int) -> bytes:
         """One whole request and its whole reply (under ``max_reply_bytes``)."""
-        data, n = payload(payload_)
+        data, n = bytes_arg(payload)
         args = (self._h, data, n, ceiling(max_reply_bytes, "max_reply_bytes"))
         return await _loop.call(lib.weida_requester_request_async, args, _payload, owned=1)
 
@@ -77,9 +77,9 @@ class Request(Handle):
         self.payload: bytes = take_bytes(lib.weida_request_payload, h)  #: the request, whole
         self.meta: IncomingMeta = IncomingMeta._read(h)  #: what arrived with it
 
-    async def reply(self, payload_: bytes) -> None:
+    async def reply(self, payload: bytes) -> None:
         """The whole reply, once; a second answer raises ``NoReply``."""
-        data, n = payload(payload_)
+        data, n = bytes_arg(payload)
         await _loop.call(lib.weida_request_reply_async, (self._h, data, n), _loop.unit)
 
     async def refuse(self) -> None:
@@ -117,10 +117,10 @@ class Pusher(Handle):
         """Dials ``url``; returns once negotiated."""
         await connect(lib.weida_pusher_connect_async, self._h, url)
 
-    async def send(self, payload_: bytes) -> None:
+    async def send(self, payload: bytes) -> None:
         """One whole message; returns once it is written with its end (or
         kept in the outbox while no connection is live). Not an application ack."""
-        data, n = payload(payload_)
+        data, n = bytes_arg(payload)
         await _loop.call(lib.weida_pusher_send_async, (self._h, data, n), _loop.unit)
 
     async def open(self) -> OutgoingStream:
@@ -165,10 +165,10 @@ class Publisher(Handle):
         """The registered path."""
         return path_of(lib.weida_publisher_path, self._h)
 
-    def publish(self, topic: str, payload_: bytes) -> int:
+    def publish(self, topic: str, payload: bytes) -> int:
         """Queues one copy per matching subscriber; returns how many (0 is
         normal). Above the 8 MiB subscriber budget raises ``LimitExceeded``."""
-        data, n = payload(payload_)
+        data, n = bytes_arg(payload)
         return out_count(lib.weida_publisher_publish, self._h, text(topic, "topic"), data, n)
 
     def open(self, topic: str) -> FanOut:

@@ -8,7 +8,7 @@ from typing import Tuple
 from . import _loop
 from ._aio_patterns import connect, msg_value, ostream_value, request_value
 from ._aio_streams import IncomingStream, OutgoingStream, istream_with_meta
-from ._boundary import ceiling, deadline, payload
+from ._boundary import bytes_arg, ceiling, deadline
 from ._common import count_of, path_of
 from ._ffi import lib
 from ._handle import Handle
@@ -27,9 +27,9 @@ class Paired(Handle):
         ``LimitExceeded``)."""
         await connect(lib.weida_paired_connect_async, self._h, url)
 
-    async def send(self, payload_: bytes) -> None:
+    async def send(self, payload: bytes) -> None:
         """One whole message to the peer."""
-        data, n = payload(payload_)
+        data, n = bytes_arg(payload)
         await _loop.call(lib.weida_paired_send_async, (self._h, data, n), _loop.unit)
 
     async def open(self) -> OutgoingStream:
@@ -67,11 +67,11 @@ class Surveyor(Handle):
         """Adds a respondent (peers accumulate)."""
         await connect(lib.weida_surveyor_connect_async, self._h, url)
 
-    async def survey(self, payload_: bytes, deadline_seconds: float, max_reply_bytes: int) -> Survey:
+    async def survey(self, payload: bytes, deadline_seconds: float, max_reply_bytes: int) -> Survey:
         """Asks every respondent and collects replies (each under
         ``max_reply_bytes``) until ``deadline_seconds``. Silence is counted
         in the result, not raised; no respondent is an empty survey."""
-        data, n = payload(payload_)
+        data, n = bytes_arg(payload)
         args = (self._h, data, n, deadline(deadline_seconds, "deadline_seconds"),
                 ceiling(max_reply_bytes, "max_reply_bytes"))
         return await _loop.call(lib.weida_surveyor_survey_async, args, _survey, owned=1)
@@ -106,10 +106,10 @@ class BusMember(Handle):
         """Dials another member; it receives this member's sends from now on."""
         await connect(lib.weida_bus_connect_async, self._h, url)
 
-    async def send(self, payload_: bytes) -> int:
+    async def send(self, payload: bytes) -> int:
         """One copy to every live member; returns members reached. Never
         waits for a member."""
-        data, n = payload(payload_)
+        data, n = bytes_arg(payload)
         return await _loop.call(lib.weida_bus_send_async, (self._h, data, n), _loop.first)
 
     async def recv(self, max_bytes: int) -> Tuple[bytes, IncomingMeta]:

@@ -7,7 +7,7 @@ import ctypes
 from typing import Callable, Tuple
 
 from . import _loop
-from ._boundary import ceiling, check, deadline, out_count, payload, read_text
+from ._boundary import bytes_arg, ceiling, check, deadline, out_count, read_text
 from ._ffi import lib
 from ._handle import Handle
 from ._values import IncomingMeta, take_payload
@@ -25,7 +25,7 @@ class OutgoingStream(Handle):
 
     async def write(self, chunk: bytes) -> None:
         """Writes payload bytes (waits for flow control)."""
-        data, n = payload(chunk, "chunk")
+        data, n = bytes_arg(chunk, "chunk")
         await _loop.call(lib.weida_ostream_write_async, (self._h, data, n), _loop.unit)
 
     async def finish(self) -> None:
@@ -57,10 +57,10 @@ class IncomingStream(Handle):
     async def collect(self, max_bytes: int) -> bytes:
         """The rest of the payload, whole, under ``max_bytes`` (else ``LimitExceeded``)."""
         return await _loop.call(lib.weida_istream_collect_async,
-                                (self._h, ceiling(max_bytes, "max_bytes")), take_payload_first, owned=1)
+                                (self._h, ceiling(max_bytes, "max_bytes")), take_payloadfirst, owned=1)
 
 
-def take_payload_first(a: int, b: int) -> bytes:
+def take_payloadfirst(a: int, b: int) -> bytes:
     """Converter: the payload of the msg handle a."""
     return take_payload(a)
 
@@ -96,14 +96,14 @@ class FanOut(Handle):
         """Writes ``chunk`` to every remaining copy, waiting up to ``seconds``
         for a subscriber without room, which then loses its copy. Returns the
         copies left. The budget bounds a chunk, not the payload."""
-        data, n = payload(chunk, "chunk")
+        data, n = bytes_arg(chunk, "chunk")
         secs = deadline(seconds, "seconds")
         return await _loop.call(lib.weida_fanout_write_within_async, (self._h, data, n, secs), _loop.first)
 
     async def write_now(self, chunk: bytes) -> int:
         """Writes ``chunk`` without waiting: a subscriber without room now
         loses its copy. Returns the copies left."""
-        data, n = payload(chunk, "chunk")
+        data, n = bytes_arg(chunk, "chunk")
         return out_count(lib.weida_fanout_write_now, self._h, data, n)
 
     async def subscribers(self) -> int:

@@ -30,7 +30,7 @@ def check(rc: int) -> None:
         raise error_for(rc, last_error())
 
 
-def payload(data: object, what: str = "payload") -> tuple[object, int]:
+def bytes_arg(data: object, what: str = "payload") -> tuple[object, int]:
     """(pointer-compatible object, length) for bytes or bytearray.
 
     A str is refused, never encoded: no encoding is guessed. A bytearray is
@@ -130,6 +130,6 @@ def is_end(rc: int) -> bool:
 # Re-exported so callers need one import for the common ctypes pieces.
 __all__ = [
     "byref", "c_int", "c_size_t", "c_uint64", "c_void_p", "check", "ceiling", "close",
-    "deadline", "is_end", "last_error", "out_count", "out_handle", "payload",
+    "bytes_arg", "deadline", "is_end", "last_error", "out_count", "out_handle",
     "read_text", "take_bytes", "text",
 ]

@@ -24,7 +24,7 @@ from __future__ import annotations
 from ctypes import byref, c_size_t, c_uint64
 from typing import Tuple
 
-from ._boundary import ceiling, check, deadline, out_count, out_handle, payload, take_bytes, text
+from ._boundary import bytes_arg, ceiling, check, deadline, out_count, out_handle, take_bytes, text
 from ._common import BindingBase, RuntimeBase, count_of, path_of
 from ._errors import RuntimeFailure
 from ._ffi import lib
@@ -42,7 +42,7 @@ def _recv(fn: object, h: int, max_bytes: int) -> Tuple[bytes, IncomingMeta]:
 
 
 def _send(fn: object, h: int, data: bytes) -> None:
-    p, n = payload(data)
+    p, n = bytes_arg(data)
     check(fn(h, p, n))
 
 
@@ -59,9 +59,9 @@ class Requester(Handle):
         """Dials ``url``; returns once negotiated (``Untrusted`` names a wrong key)."""
         _connect(lib.weida_requester_connect, self._h, url)
 
-    def request(self, payload_: bytes, max_reply_bytes: int) -> bytes:
+    def request(self, payload: bytes, max_reply_bytes: int) -> bytes:
         """One whole request and its whole reply (under ``max_reply_bytes``)."""
-        p, n = payload(payload_)
+        p, n = bytes_arg(payload)
         return take_payload(out_handle(lib.weida_requester_request, self._h, p, n,
                                        ceiling(max_reply_bytes, "max_reply_bytes")))
 
@@ -99,9 +99,9 @@ class Request(Handle):
         self._unspent("meta")
         return self._meta
 
-    def reply(self, payload_: bytes) -> None:
+    def reply(self, payload: bytes) -> None:
         """The whole reply, once; a second answer raises ``NoReply``."""
-        _send(lib.weida_request_reply, self._h, payload_)
+        _send(lib.weida_request_reply, self._h, payload)
         self._spent = True
 
     def refuse(self) -> None:
@@ -133,9 +133,9 @@ class Pusher(Handle):
         """Dials ``url``; returns once negotiated."""
         _connect(lib.weida_pusher_connect, self._h, url)
 
-    def send(self, payload_: bytes) -> None:
+    def send(self, payload: bytes) -> None:
         """One whole message; returns once written with its end (not an application ack)."""
-        _send(lib.weida_pusher_send, self._h, payload_)
+        _send(lib.weida_pusher_send, self._h, payload)
 
     def peer_count(self) -> int:
         """Live connections."""
@@ -169,10 +169,10 @@ class Publisher(Handle):
         """The registered path."""
         return path_of(lib.weida_publisher_path, self._h)
 
-    def publish(self, topic: str, payload_: bytes) -> int:
+    def publish(self, topic: str, payload: bytes) -> int:
         """Queues one copy per matching subscriber; returns how many (0 is
         normal). Above the 8 MiB subscriber budget raises ``LimitExceeded``."""
-        p, n = payload(payload_)
+        p, n = bytes_arg(payload)
         return out_count(lib.weida_publisher_publish, self._h, text(topic, "topic"), p, n)
 
     def subscriber_count(self) -> int:
@@ -215,9 +215,9 @@ class Paired(Handle):
         """Dials the bound end (once; a second call raises ``LimitExceeded``)."""
         _connect(lib.weida_paired_connect, self._h, url)
 
-    def send(self, payload_: bytes) -> None:
+    def send(self, payload: bytes) -> None:
         """One whole message to the peer."""
-        _send(lib.weida_paired_send, self._h, payload_)
+        _send(lib.weida_paired_send, self._h, payload)
 
     def recv(self, max_bytes: int) -> Tuple[bytes, IncomingMeta]:
         """The next message, whole, under ``max_bytes``."""
@@ -241,10 +241,10 @@ class Surveyor(Handle):
         """Adds a respondent."""
         _connect(lib.weida_surveyor_connect, self._h, url)
 
-    def survey(self, payload_: bytes, deadline_seconds: float, max_reply_bytes: int) -> Survey:
+    def survey(self, payload: bytes, deadline_seconds: float, max_reply_bytes: int) -> Survey:
         """Asks every respondent, collecting replies until the deadline;
         silence is counted, not raised."""
-        p, n = payload(payload_)
+        p, n = bytes_arg(payload)
         h = out_handle(lib.weida_surveyor_survey, self._h, p, n, deadline(deadline_seconds, "deadline_seconds"),
                        ceiling(max_reply_bytes, "max_reply_bytes"))
         return Survey._take(h)
@@ -277,9 +277,9 @@ class BusMember(Handle):
         """Dials another member."""
         _connect(lib.weida_bus_connect, self._h, url)
 
-    def send(self, payload_: bytes) -> int:
+    def send(self, payload: bytes) -> int:
         """One copy to every live member; returns members reached."""
-        p, n = payload(payload_)
+        p, n = bytes_arg(payload)
         return out_count(lib.weida_bus_send, self._h, p, n)
 
     def recv(self, max_bytes: int) -> Tuple[bytes, IncomingMeta]:

@@ -6,7 +6,9 @@ package gobench
 
 import (
 	"context"
+	"syscall"
 	"testing"
+	"time"
 
 	weida "github.com/weida-go/weida/core"
 )
@@ -74,23 +76,42 @@ func setup(b *testing.B) (*weida.Pusher, *weida.Requester) {
 
 var payload = make([]byte, 64)
 
+// cpuTime is the process's user+system time so far (every thread).
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU adds cpu-ns/op, the figure bench.c prints beside wall time: on a
+// loaded machine it is the steadier of the two.
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N), "cpu-ns/op")
+}
+
 // BenchmarkGoCall is abi_call's Go twin: a method call with no I/O.
 func BenchmarkGoCall(b *testing.B) {
 	pusher, _ := setup(b)
+	start := cpuTime(b)
 	for b.Loop() {
 		_ = pusher.PeerCount()
 	}
+	reportCPU(b, start)
 }
 
 // BenchmarkGoSendBlocking is send_blocking's Go twin.
 func BenchmarkGoSendBlocking(b *testing.B) {
 	pusher, _ := setup(b)
 	ctx := context.Background()
+	start := cpuTime(b)
 	for b.Loop() {
 		if err := pusher.Send(ctx, payload); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, start)
 }
 
 // BenchmarkGoSendCompletion is send_callback's Go twin: the send runs on
@@ -99,12 +120,14 @@ func BenchmarkGoSendCompletion(b *testing.B) {
 	pusher, _ := setup(b)
 	ctx := context.Background()
 	done := make(chan error, 1)
+	start := cpuTime(b)
 	for b.Loop() {
 		go func() { done <- pusher.Send(ctx, payload) }()
 		if err := <-done; err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, start)
 }
 
 // BenchmarkGoSendCompletionX64 is send_callback_x64's Go twin: up to 64
@@ -114,6 +137,7 @@ func BenchmarkGoSendCompletionX64(b *testing.B) {
 	ctx := context.Background()
 	window := make(chan struct{}, 64)
 	failed := make(chan error, 1)
+	start := cpuTime(b)
 	for b.Loop() {
 		window <- struct{}{}
 		go func() {
@@ -134,17 +158,20 @@ func BenchmarkGoSendCompletionX64(b *testing.B) {
 		b.Fatal(err)
 	default:
 	}
+	reportCPU(b, start)
 }
 
 // BenchmarkGoRequestBlocking is request_blocking's Go twin.
 func BenchmarkGoRequestBlocking(b *testing.B) {
 	_, requester := setup(b)
 	ctx := context.Background()
+	start := cpuTime(b)
 	for b.Loop() {
 		if _, err := requester.Request(ctx, payload, 1024); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, start)
 }
 
 // BenchmarkGoRequestCompletion is request_callback's Go twin.
@@ -152,6 +179,7 @@ func BenchmarkGoRequestCompletion(b *testing.B) {
 	_, requester := setup(b)
 	ctx := context.Background()
 	done := make(chan error, 1)
+	start := cpuTime(b)
 	for b.Loop() {
 		go func() {
 			_, err := requester.Request(ctx, payload, 1024)
@@ -161,4 +189,5 @@ func BenchmarkGoRequestCompletion(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, start)
 }

@@ -1,7 +1,7 @@
 // Command weida-bench runs weida's benchmarks against raw quic-go, NATS and
 // ZeroMQ and writes the report.
 //
-//	weida-bench run [-smoke] [-out results.json] [-only REGEXP] [-systems a,b] [-cpuprofile FILE] [-child-cpuprofile PREFIX]
+//	weida-bench run [-smoke] [-out results.json] [-only REGEXP] [-systems a,b] [-reps N] [-cpuprofile FILE] [-child-cpuprofile PREFIX]
 //	weida-bench report -in results.json -md BENCHMARKS.md -plots DIR [-analysis FILE]
 //
 // "run" exits non-zero when any system failed any case; "child" is the
@@ -57,12 +57,19 @@ func run(ctx context.Context, args []string) error {
 	systems := fs.String("systems", "", "comma-separated systems to run (default: all)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the harness process here")
 	childProfile := fs.String("child-cpuprofile", "", "child processes write CPU profiles to PREFIX.<case>.<system>.<n>")
+	reps := fs.Int("reps", 0, "repetitions per case and system, overriding the plan's (longer profiles)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	r := &harness.Runner{Plan: harness.FullPlan(), Log: os.Stderr, ChildProfile: *childProfile}
 	if *smoke {
 		r.Plan = harness.SmokePlan()
+	}
+	if *reps < 0 {
+		return fmt.Errorf("-reps must not be negative, got %d", *reps)
+	}
+	if *reps > 0 {
+		r.Plan.Reps, r.Plan.BulkReps, r.Plan.IdleReps = *reps, *reps, *reps
 	}
 	var err error
 	if r.Systems, err = pickSystems(*systems); err != nil {

@@ -68,7 +68,7 @@ func FullPlan() Plan {
 		OneWayTime:            700 * time.Millisecond,
 		FanOutSubscribers:     []int{1, 8, 64, 256},
 		FanOutSize:            1 << 10,
-		FanOutCopies:          100000,
+		FanOutCopies:          60000,
 		FanOutMinPublications: 400,
 		FanOutLag:             128,
 		BulkBytes:             1 << 30,

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The Python package's test run, against the installed wheel (SURFACE.md §0):
+#
+#   1. build/wheel.sh: libweida.so (skipped when up to date) and
+#      dist/weida-<version>-py3-none-<platform>.whl, offline;
+#   2. a fresh virtualenv (python3 -m venv) in a temporary directory, the
+#      wheel installed with pip --no-index (no PyPI);
+#   3. with Go removed from PATH and the working directory outside the
+#      source tree: smoke.py under a 30 s bound, then every test module of
+#      bindings/python/tests (each test under a 15 s bound, a watchdog kills a
+#      hang) via tests/python/runner.py.
+#
+# The last line is "N passed, N failed"; the exit status is non-zero on any
+# failure, including a failed build or install (counted as one failure).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+repo="$PWD"
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+setup_failed() {
+	echo "python: $1 failed" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+}
+
+./build/wheel.sh || setup_failed "building the wheel"
+wheels=(dist/weida-*.whl)
+[ ${#wheels[@]} -eq 1 ] && [ -f "${wheels[0]}" ] || setup_failed "finding exactly one dist/weida-*.whl"
+
+# Every PATH entry that holds a go binary goes: the wheel must not need Go.
+nogo=""
+IFS=: read -r -a entries <<<"$PATH"
+for dir in "${entries[@]}"; do
+	[ -n "$dir" ] && [ ! -x "$dir/go" ] && nogo="${nogo:+$nogo:}$dir"
+done
+
+echo "== python: fresh venv, pip install --no-index ${wheels[0]}"
+PATH="$nogo" python3 -m venv "$work/venv" || setup_failed "creating the venv"
+PATH="$nogo" "$work/venv/bin/python" -m pip install --quiet --no-index --disable-pip-version-check \
+	"$repo/${wheels[0]}" || setup_failed "installing the wheel"
+
+echo "== python: smoke.py and the tests, against the installed package"
+cd "$work"
+PATH="$nogo" PYTHONDONTWRITEBYTECODE=1 timeout 600 "$work/venv/bin/python" "$repo/tests/python/runner.py"
