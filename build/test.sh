@@ -16,3 +16,6 @@ echo "== short fuzz pass (${FUZZTIME:=3s} per decoder)"
 
 echo "== C ABI: libweida, the header alone, C examples (also under ASan), 3 s stress"
 ./tests/capi/run.sh quick
+
+echo "== python (wheel, fresh venv, smoke + tests)"
+tests/python/run.sh

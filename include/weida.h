@@ -288,7 +288,8 @@ int weida_runtime_new(const weida_runtime_opts_t *opts, weida_runtime_t *out);
 int weida_runtime_shutdown(weida_runtime_t rt);
 /* Graceful end: waits up to seconds for finished transfers' receipts and the
  * peers' consumption, then shuts down as above (the runtime is consumed).
- * Callback: a = delivered, b = outstanding. */
+ * Callback: a = delivered, b = outstanding. Canceling the _async form ends
+ * the drain early as weida_runtime_shutdown does. */
 int weida_runtime_drain(weida_runtime_t rt, double seconds, uint64_t *delivered,
                         uint64_t *outstanding);
 int weida_runtime_drain_async(weida_runtime_t rt, double seconds, weida_done_fn cb,

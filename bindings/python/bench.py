@@ -83,7 +83,7 @@ def bench_sync(n: int) -> None:
 
 
 async def bench_asyncio(n: int) -> None:
-    keep, echo_url, sink_url, drained = serve(n + 1, 2 * n + 1)
+    keep, echo_url, sink_url, drained = serve(n + 1, 1 + n + n // WINDOW * WINDOW)
     client = weida.Runtime()
     requester = client.requester(weida.Trust.by_address())
     await requester.connect(echo_url)

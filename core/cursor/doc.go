@@ -24,7 +24,9 @@
 //     first record, writes progress at a granularity ("every N bytes or
 //     every T, whichever first"), writes exactly one record per level in
 //     FinalOnly mode, and is best effort: a failed write ends the report
-//     silently. Report and Finish never wait for the network.
+//     silently. Report and Finish never wait for the network: records go
+//     out from a goroutine of the writer's, or from Report itself when the
+//     open stream takes them without waiting (TryWriter).
 //
 // What a cursor is not: a guarantee (an order is a request; a level nobody
 // reports is simply absent), a refusal (refusals use the stream codes), or

@@ -43,15 +43,26 @@ func (g Granularity) withDefaults() Granularity {
 // it may wait (for the peer's stream credit).
 type Opener func() (io.WriteCloser, error)
 
+// TryWriter is what a report's stream may offer besides Write: queue all
+// of p at once without waiting, or queue nothing and report false. Once
+// the stream is open, a Writer writes a due record with it from Report
+// itself, sparing a goroutine per record, and falls back to its own
+// goroutine when the write would have to wait.
+type TryWriter interface {
+	TryWrite(p []byte) (bool, error)
+}
+
 // maxRecordLen is the longest record: two 8-byte varints.
 const maxRecordLen = 16
 
 // Writer is the reporting side of one report (PROTOCOL.md §8.6.3). Report
 // and Finish only record what is due and never wait for the network: a
 // goroutine of the writer's own, started when something is due and gone
-// when nothing is, opens the stream lazily and writes. Writes are best
-// effort: once one fails (the orderer stopped the stream, the connection
-// ended) the report is over and later reports are dropped silently.
+// when nothing is, opens the stream lazily and writes; an open stream that
+// is a TryWriter takes a due record at once when it can without waiting.
+// Writes are best effort: once one fails (the orderer stopped the stream,
+// the connection ended) the report is over and later reports are dropped
+// silently.
 type Writer struct {
 	order Order
 	gran  Granularity
@@ -59,7 +70,6 @@ type Writer struct {
 
 	mu       sync.Mutex
 	latest   [MaxLevels]uint64 // the highest offset reported per level
-	written  [MaxLevels]uint64 // the offset last written per level
 	crossed  [MaxLevels]uint64 // per level, the multiple of Every last crossed
 	reported uint32            // bit i: order.Level(i) was reported
 	dirty    uint32            // bit i: latest[i] is not written yet
@@ -71,7 +81,9 @@ type Writer struct {
 	over     bool // nothing more will be written: finished and flushed, or failed
 	done     chan struct{}
 
-	stream io.WriteCloser // the writing goroutine's alone
+	// stream belongs to the writing goroutine while it runs; otherwise,
+	// once opened, to whoever holds mu.
+	stream io.WriteCloser
 }
 
 // NewWriter returns the writer of a report ordered by o, writing at g's
@@ -115,7 +127,7 @@ func (w *Writer) Report(level, offset uint64) error {
 	switch step := offset / w.gran.Every; {
 	case step > w.crossed[i]:
 		w.crossed[i] = step
-		w.startFlushLocked()
+		w.flushLocked()
 	case !w.flushing && !w.armed:
 		w.armLocked()
 	}
@@ -174,8 +186,36 @@ func (w *Writer) intervalElapsed() {
 	defer w.mu.Unlock()
 	w.armed = false
 	if w.dirty != 0 && !w.over {
+		w.flushLocked()
+	}
+}
+
+// flushLocked writes what is due: at once when the stream is open, idle
+// and takes it without waiting, else through the writing goroutine.
+func (w *Writer) flushLocked() {
+	if w.flushing || !w.tryWriteLocked() {
 		w.startFlushLocked()
 	}
+}
+
+// tryWriteLocked writes every unwritten advance with TryWrite; false means
+// it did not (no open TryWriter, or it would have waited).
+func (w *Writer) tryWriteLocked() bool {
+	tw, ok := w.stream.(TryWriter)
+	if !ok || !w.opened {
+		return false
+	}
+	var buf [MaxLevels * maxRecordLen]byte
+	written, err := tw.TryWrite(w.encodeDirtyLocked(buf[:0]))
+	switch {
+	case err != nil:
+		w.endLocked()
+		return true
+	case !written:
+		return false
+	}
+	w.commitDirtyLocked()
+	return true
 }
 
 // startFlushLocked makes sure the writing goroutine runs; a running one
@@ -218,15 +258,25 @@ func (w *Writer) flush() {
 // takeDirtyLocked encodes every unwritten advance into buf and counts it
 // as written.
 func (w *Writer) takeDirtyLocked(buf []byte) []byte {
+	buf = w.encodeDirtyLocked(buf)
+	w.commitDirtyLocked()
+	return buf
+}
+
+// encodeDirtyLocked appends a record for every unwritten advance to buf.
+func (w *Writer) encodeDirtyLocked(buf []byte) []byte {
 	for i := 0; i < w.order.Len(); i++ {
 		if w.dirty&(1<<i) != 0 {
 			buf = wire.AppendCursorRecord(buf, wire.CursorRecord{Level: w.order.Level(i), Offset: w.latest[i]})
-			w.written[i] = w.latest[i]
 		}
 	}
+	return buf
+}
+
+// commitDirtyLocked counts every unwritten advance as written.
+func (w *Writer) commitDirtyLocked() {
 	w.dirty = 0
 	w.disarmLocked()
-	return buf
 }
 
 // write opens the stream on first use and writes recs; false means the

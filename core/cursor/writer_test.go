@@ -131,6 +131,55 @@ func TestWriterProgressKeepsOneRecordPerStep(t *testing.T) {
 	h.expectRecords(t, wire.CursorRecord{Level: Processed, Offset: 200})
 }
 
+// tryStream is a fakeStream that also takes writes without waiting, or
+// refuses them all when full.
+type tryStream struct {
+	*fakeStream
+	full  bool
+	tried atomic.Int32 // writes taken by TryWrite
+}
+
+func (s *tryStream) TryWrite(p []byte) (bool, error) {
+	if s.full {
+		return false, nil
+	}
+	s.tried.Add(1)
+	_, err := s.Write(p)
+	return err == nil, err
+}
+
+func TestWriterWritesAtOnceOnAnOpenStream(t *testing.T) {
+	for _, full := range []bool{false, true} {
+		o, _ := NewOrder([]uint64{Processed}, Progress)
+		s := &tryStream{fakeStream: &fakeStream{events: make(chan event, 16)}, full: full}
+		w := NewWriter(o, Granularity{Every: 100, Interval: never}, func() (io.WriteCloser, error) {
+			t.Error("an open stream was opened again")
+			return nil, errors.New("opened twice")
+		})
+		// As after a first record: the stream is open, no goroutine runs.
+		w.stream, w.opened = s, true
+		h := &harness{w: w, stream: s.fakeStream}
+		h.mustReport(t, Processed, 100)
+		if !full && len(s.events) != 1 {
+			t.Fatal("a record due on an open stream was not written before Report returned")
+		}
+		// Either way the record arrives: from Report, or from the writer's
+		// goroutine when the stream would have made Report wait.
+		h.expectRecords(t, wire.CursorRecord{Level: Processed, Offset: 100})
+		wantTried := int32(1)
+		if full {
+			wantTried = 0
+		}
+		if tried := s.tried.Load(); tried != wantTried {
+			t.Fatalf("full %v: %d records taken without waiting, want %d", full, tried, wantTried)
+		}
+		if err := w.Finish(); err != nil {
+			t.Fatal(err)
+		}
+		h.expectFIN(t)
+	}
+}
+
 func TestWriterProgressEveryInterval(t *testing.T) {
 	h := newHarness(t, []uint64{Processed}, Progress, Granularity{Every: 1 << 40, Interval: time.Millisecond})
 	h.mustReport(t, Processed, 5)

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"errors"
 
 	"github.com/quic-go/quic-go"
 
@@ -81,6 +82,20 @@ func (w *CursorWriter) Write(p []byte) (int, error) {
 	}
 	n, err := w.s.Write(p)
 	return n, writeError(err)
+}
+
+// TryWrite queues p whole without waiting, or queues nothing and reports
+// false when flow control would make it wait — and before the first
+// Write, which carries the head.
+func (w *CursorWriter) TryWrite(p []byte) (bool, error) {
+	if w.head != nil {
+		return false, nil
+	}
+	err := w.s.TryWriteAll(p)
+	if errors.Is(err, quic.ErrWouldBlock) {
+		return false, nil
+	}
+	return err == nil, writeError(err)
 }
 
 // Close ends the report with a FIN.

@@ -3,10 +3,11 @@ module github.com/weida-go/weida/tests/bench
 go 1.26.0
 
 require (
-	github.com/nats-io/nats-server/v2 v2.15.3
+	github.com/nats-io/nats-server/v2 v2.15.2
 	github.com/nats-io/nats.go v1.55.0
 	github.com/quic-go/quic-go v0.65.0
 	github.com/weida-go/weida v0.0.0
+	gonum.org/v1/plot v0.17.0
 )
 
 require (
@@ -31,7 +32,6 @@ require (
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 	golang.org/x/time v0.16.0 // indirect
-	gonum.org/v1/plot v0.17.0 // indirect
 )
 
 replace github.com/weida-go/weida => ../..

@@ -60,7 +60,8 @@ if [ "$mode" = bench ]; then
 	echo "== C through libweida"
 	run "$work/bench" "${BENCH_SCALE:-1}"
 	echo "== Go, the same operations"
-	go test -run '^$' -bench . -benchtime "${GO_BENCHTIME:-20000x}" ./tests/capi/gobench | grep '^Benchmark'
+	go test -run '^$' -bench 'GoCall$' -benchtime "$((1000000 * ${BENCH_SCALE:-1}))x" ./tests/capi/gobench | grep '^Benchmark'
+	go test -run '^$' -bench 'Go(Send|Request)' -benchtime "$((20000 * ${BENCH_SCALE:-1}))x" ./tests/capi/gobench | grep '^Benchmark'
 	exit 0
 fi
 

@@ -158,8 +158,8 @@ func TestServerRejectsMalformedInput(t *testing.T) {
 	}
 	v.stillServes(t)
 	v.settled(t)
-	t.Logf("figure: %d malformed inputs, each closed with its exact code; live memory growth after settling %s",
-		len(cases), resources.MiB(v.base.LiveGrowth()))
+	t.Logf("figure: %d malformed inputs, each closed with its exact code; heap growth after settling %s",
+		len(cases), resources.MiB(v.base.HeapGrowth()))
 }
 
 // TestHelloTimeout: a peer that never sends HELLO is closed with

@@ -32,7 +32,9 @@ wheels=(dist/weida-*.whl)
 nogo=""
 IFS=: read -r -a entries <<<"$PATH"
 for dir in "${entries[@]}"; do
-	[ -n "$dir" ] && [ ! -x "$dir/go" ] && nogo="${nogo:+$nogo:}$dir"
+	if [ -n "$dir" ] && [ ! -x "$dir/go" ]; then
+		nogo="${nogo:+$nogo:}$dir"
+	fi
 done
 
 echo "== python: fresh venv, pip install --no-index ${wheels[0]}"
@@ -42,4 +44,14 @@ PATH="$nogo" "$work/venv/bin/python" -m pip install --quiet --no-index --disable
 
 echo "== python: smoke.py and the tests, against the installed package"
 cd "$work"
-PATH="$nogo" PYTHONDONTWRITEBYTECODE=1 timeout 600 "$work/venv/bin/python" "$repo/tests/python/runner.py"
+status=0
+PATH="$nogo" PYTHONDONTWRITEBYTECODE=1 timeout 600 "$work/venv/bin/python" "$repo/tests/python/runner.py" |
+	tee "$work/runner.log" || status=$?
+# A hung test is killed by the watchdog (or timeout) before the runner can
+# print its closing line: say so in the same form.
+if ! tail -n 1 "$work/runner.log" | grep -Eq '^[0-9]+ passed, [0-9]+ failed$'; then
+	echo "python: the runner was killed (exit status $status): a test hung or crashed" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+exit "$status"

@@ -36,20 +36,26 @@ def run_smoke() -> bool:
     return done.returncode == 0
 
 
-def check_installed() -> None:
-    """Refuses to test anything but an installed package with no Go around."""
-    import weida
-
+def installed_problem() -> str:
+    """Why this is not an installed package with no Go around, or ""."""
+    try:
+        import weida
+    except ImportError as e:
+        return f"weida does not import: {e}"
     where = Path(weida.__file__).resolve()
     if PACKAGE in where.parents or "site-packages" not in where.parts:
-        sys.exit(f"runner: weida was imported from {where}, not from an installed wheel")
+        return f"weida was imported from {where}, not from an installed wheel"
     if shutil.which("go"):
-        sys.exit(f"runner: go is on PATH ({shutil.which('go')}); the wheel must work without it")
+        return f"go is on PATH ({shutil.which('go')}); the wheel must work without it"
     print(f"runner: testing {where.parent} (no go on PATH)", flush=True)
+    return ""
 
 
 def main() -> int:
-    check_installed()
+    problem = installed_problem()
+    if problem:
+        print(f"runner: {problem}\n0 passed, 1 failed")
+        return 1
     smoke_ok = run_smoke()
     suite = unittest.defaultTestLoader.discover(str(PACKAGE / "tests"), top_level_dir=str(PACKAGE / "tests"))
     result = unittest.TextTestRunner(verbosity=int(os.environ.get("VERBOSE", "1")), stream=sys.stdout).run(suite)

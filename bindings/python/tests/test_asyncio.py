@@ -1,13 +1,21 @@
 """The asyncio surface, after upstream's test_asyncio.py (SURFACE.md §4.4)."""
 
 import asyncio
+import ctypes
 import gc
 import math
 import unittest
 
 import weida
 from weida import _loop
+from weida._boundary import out_count
+from weida._ffi import lib
 from support import MIB, BoundedCase, by_address, served, until
+
+
+def live_handles():
+    """Open handles in the whole library (weida_handles_live: the leak check)."""
+    return out_count(lib.weida_handles_live, kind=ctypes.c_uint64)
 
 
 async def echo_once(replier, ceiling=MIB):
@@ -277,6 +285,23 @@ class Cancellation(BoundedCase):
             for _ in range(1000):  # the refusal reaches the sender within a few writes
                 await stream.write(bytes(64 << 10))
             await stream.finish()
+
+    async def test_canceled_operations_leak_no_handles(self):
+        _, binding, client = await served()
+        puller = binding.puller("/sink")
+        pusher = client.pusher(by_address())
+        await pusher.connect(binding.url("/sink"))
+        gc.collect()
+        before = live_handles()
+        for i in range(20):  # a message may complete a recv that is being canceled
+            receiving = asyncio.ensure_future(puller.recv(10))
+            await asyncio.sleep(0)
+            await pusher.send(b"%d" % i)
+            receiving.cancel()
+            await asyncio.gather(receiving, return_exceptions=True)
+        await until(lambda: _loop.pending_count() == 0, "every callback")
+        gc.collect()
+        self.assertEqual(live_handles(), before)
 
     async def test_a_closed_loop_is_a_silent_no_op(self):
         _, binding, _ = await served()

@@ -13,21 +13,11 @@ from typing import Callable, Optional, Tuple
 
 from . import _loop
 from ._aio_streams import FanOut, IncomingStream, OutgoingStream, Reply, istream_with_meta
-from ._boundary import bytes_arg, ceiling, check, out_count, out_handle, take_bytes, text
+from ._boundary import Bytes, bytes_arg, ceiling, check, out_count, out_handle, take_bytes, text
 from ._common import count_of, drop_counts, path_of
 from ._ffi import lib
 from ._handle import Handle
-from ._values import IncomingMeta, take_msg, take_payload
-
-
-# Converters from a callback's (a, b) to a coroutine's value.
-def msg_value(a: int, b: int) -> Tuple[bytes, IncomingMeta]:
-    """A msg handle a as (payload, meta)."""
-    return take_msg(a)
-
-
-def _payload(a: int, b: int) -> bytes:
-    return take_payload(a)
+from ._values import IncomingMeta, msg_value, payload_value
 
 
 def ostream_value(parent: Handle) -> Callable[[int, int], OutgoingStream]:
@@ -50,11 +40,11 @@ class Requester(Handle):
         A key the trust does not accept raises ``Untrusted`` naming it."""
         await connect(lib.weida_requester_connect_async, self._h, url)
 
-    async def request(self, payload: bytes, max_reply_bytes: int) -> bytes:
+    async def request(self, payload: Bytes, max_reply_bytes: int) -> bytes:
         """One whole request and its whole reply (under ``max_reply_bytes``)."""
         data, n = bytes_arg(payload)
         args = (self._h, data, n, ceiling(max_reply_bytes, "max_reply_bytes"))
-        return await _loop.call(lib.weida_requester_request_async, args, _payload, owned=1)
+        return await _loop.call(lib.weida_requester_request_async, args, payload_value, owned=1)
 
     async def open(self) -> Tuple[OutgoingStream, Reply]:
         """A streamed exchange: write the request, finish it, then ``Reply.recv()``."""
@@ -74,10 +64,10 @@ class Request(Handle):
 
     def __init__(self, h: int, parent: Handle) -> None:
         super().__init__(h, parent)
-        self.payload: bytes = take_bytes(lib.weida_request_payload, h)  #: the request, whole
+        self.payload: Bytes = take_bytes(lib.weida_request_payload, h)  #: the request, whole
         self.meta: IncomingMeta = IncomingMeta._read(h)  #: what arrived with it
 
-    async def reply(self, payload: bytes) -> None:
+    async def reply(self, payload: Bytes) -> None:
         """The whole reply, once; a second answer raises ``NoReply``."""
         data, n = bytes_arg(payload)
         await _loop.call(lib.weida_request_reply_async, (self._h, data, n), _loop.unit)
@@ -117,7 +107,7 @@ class Pusher(Handle):
         """Dials ``url``; returns once negotiated."""
         await connect(lib.weida_pusher_connect_async, self._h, url)
 
-    async def send(self, payload: bytes) -> None:
+    async def send(self, payload: Bytes) -> None:
         """One whole message; returns once it is written with its end (or
         kept in the outbox while no connection is live). Not an application ack."""
         data, n = bytes_arg(payload)
@@ -165,7 +155,7 @@ class Publisher(Handle):
         """The registered path."""
         return path_of(lib.weida_publisher_path, self._h)
 
-    def publish(self, topic: str, payload: bytes) -> int:
+    def publish(self, topic: str, payload: Bytes) -> int:
         """Queues one copy per matching subscriber; returns how many (0 is
         normal). Above the 8 MiB subscriber budget raises ``LimitExceeded``."""
         data, n = bytes_arg(payload)

@@ -6,13 +6,13 @@ from ctypes import c_uint64
 from typing import Tuple
 
 from . import _loop
-from ._aio_patterns import connect, msg_value, ostream_value, request_value
+from ._aio_patterns import connect, ostream_value, request_value
 from ._aio_streams import IncomingStream, OutgoingStream, istream_with_meta
-from ._boundary import bytes_arg, ceiling, deadline
+from ._boundary import Bytes, bytes_arg, ceiling, deadline
 from ._common import count_of, path_of
 from ._ffi import lib
 from ._handle import Handle
-from ._values import IncomingMeta, Survey
+from ._values import IncomingMeta, Survey, msg_value
 
 
 class Paired(Handle):
@@ -27,7 +27,7 @@ class Paired(Handle):
         ``LimitExceeded``)."""
         await connect(lib.weida_paired_connect_async, self._h, url)
 
-    async def send(self, payload: bytes) -> None:
+    async def send(self, payload: Bytes) -> None:
         """One whole message to the peer."""
         data, n = bytes_arg(payload)
         await _loop.call(lib.weida_paired_send_async, (self._h, data, n), _loop.unit)
@@ -67,7 +67,7 @@ class Surveyor(Handle):
         """Adds a respondent (peers accumulate)."""
         await connect(lib.weida_surveyor_connect_async, self._h, url)
 
-    async def survey(self, payload: bytes, deadline_seconds: float, max_reply_bytes: int) -> Survey:
+    async def survey(self, payload: Bytes, deadline_seconds: float, max_reply_bytes: int) -> Survey:
         """Asks every respondent and collects replies (each under
         ``max_reply_bytes``) until ``deadline_seconds``. Silence is counted
         in the result, not raised; no respondent is an empty survey."""
@@ -106,7 +106,7 @@ class BusMember(Handle):
         """Dials another member; it receives this member's sends from now on."""
         await connect(lib.weida_bus_connect_async, self._h, url)
 
-    async def send(self, payload: bytes) -> int:
+    async def send(self, payload: Bytes) -> int:
         """One copy to every live member; returns members reached. Never
         waits for a member."""
         data, n = bytes_arg(payload)

@@ -7,10 +7,10 @@ import ctypes
 from typing import Callable, Tuple
 
 from . import _loop
-from ._boundary import bytes_arg, ceiling, check, deadline, out_count, read_text
+from ._boundary import Bytes, bytes_arg, ceiling, check, deadline, out_count, read_text
 from ._ffi import lib
 from ._handle import Handle
-from ._values import IncomingMeta, take_payload
+from ._values import IncomingMeta, payload_value
 
 # A read allocates its piece buffer up front; a piece may be shorter than
 # max_bytes, so a huge ceiling need not mean a huge buffer.
@@ -23,7 +23,7 @@ class OutgoingStream(Handle):
 
     __slots__ = ()
 
-    async def write(self, chunk: bytes) -> None:
+    async def write(self, chunk: Bytes) -> None:
         """Writes payload bytes (waits for flow control)."""
         data, n = bytes_arg(chunk, "chunk")
         await _loop.call(lib.weida_ostream_write_async, (self._h, data, n), _loop.unit)
@@ -57,12 +57,7 @@ class IncomingStream(Handle):
     async def collect(self, max_bytes: int) -> bytes:
         """The rest of the payload, whole, under ``max_bytes`` (else ``LimitExceeded``)."""
         return await _loop.call(lib.weida_istream_collect_async,
-                                (self._h, ceiling(max_bytes, "max_bytes")), take_payloadfirst, owned=1)
-
-
-def take_payloadfirst(a: int, b: int) -> bytes:
-    """Converter: the payload of the msg handle a."""
-    return take_payload(a)
+                                (self._h, ceiling(max_bytes, "max_bytes")), payload_value, owned=1)
 
 
 def istream_with_meta(parent: Handle) -> Callable[[int, int], Tuple[IncomingStream, IncomingMeta]]:
@@ -92,7 +87,7 @@ class FanOut(Handle):
         super().__init__(h, publisher)
         self.topic: str = read_text(lib.weida_fanout_topic, h)  #: the topic published
 
-    async def write_within(self, chunk: bytes, seconds: float) -> int:
+    async def write_within(self, chunk: Bytes, seconds: float) -> int:
         """Writes ``chunk`` to every remaining copy, waiting up to ``seconds``
         for a subscriber without room, which then loses its copy. Returns the
         copies left. The budget bounds a chunk, not the payload."""
@@ -100,7 +95,7 @@ class FanOut(Handle):
         secs = deadline(seconds, "seconds")
         return await _loop.call(lib.weida_fanout_write_within_async, (self._h, data, n, secs), _loop.first)
 
-    async def write_now(self, chunk: bytes) -> int:
+    async def write_now(self, chunk: Bytes) -> int:
         """Writes ``chunk`` without waiting: a subscriber without room now
         loses its copy. Returns the copies left."""
         data, n = bytes_arg(chunk, "chunk")

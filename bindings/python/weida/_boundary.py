@@ -10,10 +10,14 @@ from __future__ import annotations
 import ctypes
 import math
 import threading
-from ctypes import byref, c_int, c_size_t, c_uint64, c_void_p
+from ctypes import byref, c_size_t, c_uint64, c_void_p
+from typing import Union
 
 from ._errors import RuntimeFailure, error_for
-from ._ffi import END, ETRUNCATED, OK, lib
+from ._ffi import ETRUNCATED, OK, lib
+
+#: What a payload may be.
+Bytes = Union[bytes, bytearray]
 
 _SCRATCH_BYTES = 256
 _local = threading.local()
@@ -121,15 +125,3 @@ def close(h: int) -> None:
     if h:
         lib.weida_close(h)
 
-
-def is_end(rc: int) -> bool:
-    """WEIDA_END: the end of a stream, not a failure."""
-    return rc == END
-
-
-# Re-exported so callers need one import for the common ctypes pieces.
-__all__ = [
-    "byref", "c_int", "c_size_t", "c_uint64", "c_void_p", "check", "ceiling", "close",
-    "bytes_arg", "deadline", "is_end", "last_error", "out_count", "out_handle",
-    "read_text", "take_bytes", "text",
-]

@@ -26,12 +26,14 @@ class WeidaError(Exception):
         self.cause = cause
 
 
-def _kind(variant: str, doc: str, base: type = WeidaError) -> type:
-    return type(variant, (base,), {"errno": variant, "__doc__": doc, "__module__": "weida"})
+def _kind(name: str, doc: str, variant: str = "") -> type:
+    """One exception class per library error kind, exported by ``weida``."""
+    return type(name, (WeidaError,), {"errno": variant or name, "__doc__": doc, "__module__": "weida"})
 
 
-RuntimeFailure = _kind("RuntimeFailure", "The runtime failed or was used wrongly (the library's Runtime error).")
-RuntimeFailure.errno = "Runtime"
+# The library's "Runtime" kind, renamed because weida.Runtime is the runtime class.
+RuntimeFailure = _kind("RuntimeFailure", "The runtime failed or was used wrongly (the library's Runtime error).",
+                       variant="Runtime")
 InvalidAddress = _kind("InvalidAddress", "An address or URL is not valid.")
 InvalidEndpointPath = _kind("InvalidEndpointPath", "An endpoint path is not valid.")
 InvalidFingerprint = _kind("InvalidFingerprint", "A fingerprint is not sha256:<64 hex>.")

@@ -131,6 +131,7 @@ SIGNATURES: dict[str, tuple[object, tuple[object, ...]]] = {}
 
 
 def _declare(name: str, *argtypes: object, restype: object = c_int) -> None:
+    """Records one prototype; tuple arguments (ASYNC, TEXT_OUT) are spliced in."""
     flat: list[object] = []
     for t in argtypes:
         flat.extend(t if isinstance(t, tuple) else (t,))

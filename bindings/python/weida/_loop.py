@@ -8,10 +8,13 @@ until the callback fires: nothing the library may touch is left to the
 garbage collector.
 
 The callback runs on a library thread. It reads the failure's sentence there
-(``weida_last_error`` is per thread) and hands everything to the future's
-loop with ``call_soon_threadsafe``; it never runs user code and never calls a
-blocking function. A closed loop is a silent no-op, except that result
-handles nobody will receive are closed.
+(``weida_last_error`` is per thread) and posts the outcome to the loop's
+``_Inbox``; it never runs user code and never calls a blocking function.
+The inbox wakes its loop with one ``call_soon_threadsafe`` per batch, not
+per completion: while a wake-up is pending, later completions only queue,
+so a busy loop pays one self-pipe write for many operations. A closed loop
+is a silent no-op, except that result handles nobody will receive are
+closed.
 
 Cancelling the awaiting task calls ``weida_op_cancel``: the library aborts
 the operation and resets its streams, so the peer learns. Results that
@@ -21,7 +24,9 @@ arrive anyway after a cancel are closed, not leaked.
 from __future__ import annotations
 
 import asyncio
+import collections
 import itertools
+import weakref
 from ctypes import byref, c_uint64
 from typing import Any, Callable, Optional
 
@@ -36,11 +41,11 @@ Convert = Callable[[int, int], Any]
 class _Pending:
     """One operation in flight: everything the callback needs."""
 
-    __slots__ = ("loop", "future", "convert", "owned", "keep", "end")
+    __slots__ = ("inbox", "future", "convert", "owned", "keep", "end")
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, future: asyncio.Future, convert: Convert,
+    def __init__(self, inbox: "_Inbox", future: asyncio.Future, convert: Convert,
                  owned: int, keep: object, end: object) -> None:
-        self.loop = loop
+        self.inbox = inbox
         self.future = future
         self.convert = convert
         self.owned = owned  # how many of (a, b) are handles this side must close if unused
@@ -58,7 +63,7 @@ class _Pending:
         elif code == OK:
             try:
                 value = self.convert(a, b)
-            except BaseException as e:  # e.g. a closed handle: the caller's error
+            except Exception as e:  # e.g. a closed handle: the caller's error
                 fut.set_exception(e)
             else:
                 fut.set_result(value)
@@ -72,11 +77,57 @@ class _Pending:
                 close(h)
 
 
+class _Inbox:
+    """Completions waiting for one loop's thread, drained in batches."""
+
+    __slots__ = ("loop", "queue", "armed")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        # Weak: _inboxes is keyed weakly by the loop, which this must not pin.
+        self.loop = weakref.ref(loop)
+        self.queue: collections.deque = collections.deque()
+        self.armed = False  # a drain is scheduled and has not started yet
+
+    def post(self, p: _Pending, code: int, a: int, b: int, cause: str) -> None:
+        """Library thread: queue an outcome, waking the loop unless a drain is due."""
+        self.queue.append((p, code, a, b, cause))
+        if self.armed:
+            return
+        self.armed = True
+        loop = self.loop()
+        try:
+            if loop is None:
+                raise RuntimeError("the event loop is gone")
+            loop.call_soon_threadsafe(self.drain)
+        except RuntimeError:  # the loop is closed: nobody is waiting
+            while self.queue:
+                p, code, a, b, _ = self.queue.popleft()
+                p.discard(code, a, b)
+            self.armed = False  # so a later outcome is discarded the same way
+
+    def drain(self) -> None:
+        """Loop thread: settle everything queued. Disarming first means an
+        outcome posted meanwhile is either seen here or schedules a drain."""
+        self.armed = False
+        queue = self.queue
+        while queue:
+            p, code, a, b, cause = queue.popleft()
+            p.settle(code, a, b, cause)
+
+
 #: Marks an operation for which WEIDA_END is not an expected outcome.
 FAIL = object()
 
 _pending: dict = {}
 _ids = itertools.count(1)
+_inboxes: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Inbox]" = weakref.WeakKeyDictionary()
+
+
+def _inbox(loop: asyncio.AbstractEventLoop) -> _Inbox:
+    inbox = _inboxes.get(loop)
+    if inbox is None:
+        inbox = _inboxes[loop] = _Inbox(loop)
+    return inbox
 
 
 def _on_done(user: Optional[int], code: int, a: int, b: int) -> None:
@@ -87,10 +138,7 @@ def _on_done(user: Optional[int], code: int, a: int, b: int) -> None:
         if p is None:
             return
         cause = last_error() if code not in (OK, END) else ""
-        try:
-            p.loop.call_soon_threadsafe(p.settle, code, a, b, cause)
-        except RuntimeError:  # the loop is closed: nobody is waiting
-            p.discard(code, a, b)
+        p.inbox.post(p, code, a, b, cause)
     except BaseException:  # pragma: no cover - interpreter shutting down
         pass
 
@@ -111,7 +159,7 @@ async def call(start: Callable[..., int], args: tuple, convert: Convert, owned: 
     loop = asyncio.get_running_loop()
     future = loop.create_future()
     user = next(_ids)
-    _pending[user] = _Pending(loop, future, convert, owned, keep, end)
+    _pending[user] = _Pending(_inbox(loop), future, convert, owned, keep, end)
     op = c_uint64()
     rc = start(*args, CALLBACK, user, byref(op))
     if rc != OK:  # nothing started: the callback will never run

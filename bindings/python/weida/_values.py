@@ -3,6 +3,7 @@ objects, not copies, whether they came from ``weida`` or ``weida.sync``."""
 
 from __future__ import annotations
 
+import ctypes
 from ctypes import byref, c_char_p, c_int, c_size_t, c_uint64, create_string_buffer
 from typing import Optional, Sequence
 
@@ -17,9 +18,6 @@ class Trust(Handle):
     there is no default."""
 
     __slots__ = ()
-
-    def __init__(self, h: int) -> None:  # internal: use the classmethods
-        super().__init__(h)
 
     @classmethod
     def by_address(cls) -> "Trust":
@@ -175,6 +173,17 @@ def take_payload(h: int) -> bytes:
         close(h)
 
 
+# Converters from a completion's (a, b) to a coroutine's value (see _loop).
+def msg_value(a: int, b: int) -> tuple:
+    """The msg handle a as (payload, meta)."""
+    return take_msg(a)
+
+
+def payload_value(a: int, b: int) -> bytes:
+    """The payload of the msg handle a."""
+    return take_payload(a)
+
+
 class Survey:
     """What one survey collected. Silence is counted, not raised."""
 
@@ -195,7 +204,7 @@ class Survey:
     def _take(cls, h: int) -> "Survey":
         """Copies a survey handle's counts and replies, then closes it."""
         try:
-            counts = _ffi.SurveyCounts(size=_ffi.ctypes.sizeof(_ffi.SurveyCounts))
+            counts = _ffi.SurveyCounts(size=ctypes.sizeof(_ffi.SurveyCounts))
             check(lib.weida_survey_counts(h, byref(counts)))
             replies = [take_bytes(lib.weida_survey_reply, h, i) for i in range(counts.replies)]
             return cls(replies, counts.asked, counts.failed, counts.late, counts.silent)

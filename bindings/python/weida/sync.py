@@ -21,15 +21,15 @@ its own completion threads with ``RuntimeFailure``.
 
 from __future__ import annotations
 
-from ctypes import byref, c_size_t, c_uint64
+from ctypes import byref, c_uint64
 from typing import Tuple
 
-from ._boundary import bytes_arg, ceiling, check, deadline, out_count, out_handle, take_bytes, text
+from ._boundary import Bytes, bytes_arg, ceiling, check, deadline, out_count, out_handle, take_bytes, text
 from ._common import BindingBase, RuntimeBase, count_of, path_of
 from ._errors import RuntimeFailure
 from ._ffi import lib
 from ._handle import Handle
-from ._values import Identity, IncomingMeta, Survey, Trust, take_msg, take_payload
+from ._values import Identity, IncomingMeta, Survey, take_msg, take_payload
 
 __all__ = [
     "Runtime", "Binding", "Requester", "Pusher", "Subscriber", "Replier", "Request", "Puller",
@@ -59,7 +59,7 @@ class Requester(Handle):
         """Dials ``url``; returns once negotiated (``Untrusted`` names a wrong key)."""
         _connect(lib.weida_requester_connect, self._h, url)
 
-    def request(self, payload: bytes, max_reply_bytes: int) -> bytes:
+    def request(self, payload: Bytes, max_reply_bytes: int) -> bytes:
         """One whole request and its whole reply (under ``max_reply_bytes``)."""
         p, n = bytes_arg(payload)
         return take_payload(out_handle(lib.weida_requester_request, self._h, p, n,
@@ -99,7 +99,7 @@ class Request(Handle):
         self._unspent("meta")
         return self._meta
 
-    def reply(self, payload: bytes) -> None:
+    def reply(self, payload: Bytes) -> None:
         """The whole reply, once; a second answer raises ``NoReply``."""
         _send(lib.weida_request_reply, self._h, payload)
         self._spent = True
@@ -133,7 +133,7 @@ class Pusher(Handle):
         """Dials ``url``; returns once negotiated."""
         _connect(lib.weida_pusher_connect, self._h, url)
 
-    def send(self, payload: bytes) -> None:
+    def send(self, payload: Bytes) -> None:
         """One whole message; returns once written with its end (not an application ack)."""
         _send(lib.weida_pusher_send, self._h, payload)
 
@@ -169,7 +169,7 @@ class Publisher(Handle):
         """The registered path."""
         return path_of(lib.weida_publisher_path, self._h)
 
-    def publish(self, topic: str, payload: bytes) -> int:
+    def publish(self, topic: str, payload: Bytes) -> int:
         """Queues one copy per matching subscriber; returns how many (0 is
         normal). Above the 8 MiB subscriber budget raises ``LimitExceeded``."""
         p, n = bytes_arg(payload)
@@ -215,7 +215,7 @@ class Paired(Handle):
         """Dials the bound end (once; a second call raises ``LimitExceeded``)."""
         _connect(lib.weida_paired_connect, self._h, url)
 
-    def send(self, payload: bytes) -> None:
+    def send(self, payload: Bytes) -> None:
         """One whole message to the peer."""
         _send(lib.weida_paired_send, self._h, payload)
 
@@ -241,7 +241,7 @@ class Surveyor(Handle):
         """Adds a respondent."""
         _connect(lib.weida_surveyor_connect, self._h, url)
 
-    def survey(self, payload: bytes, deadline_seconds: float, max_reply_bytes: int) -> Survey:
+    def survey(self, payload: Bytes, deadline_seconds: float, max_reply_bytes: int) -> Survey:
         """Asks every respondent, collecting replies until the deadline;
         silence is counted, not raised."""
         p, n = bytes_arg(payload)
@@ -277,7 +277,7 @@ class BusMember(Handle):
         """Dials another member."""
         _connect(lib.weida_bus_connect, self._h, url)
 
-    def send(self, payload: bytes) -> int:
+    def send(self, payload: Bytes) -> int:
         """One copy to every live member; returns members reached."""
         p, n = bytes_arg(payload)
         return out_count(lib.weida_bus_send, self._h, p, n)
@@ -338,6 +338,3 @@ class Runtime(RuntimeBase):
         """Ends the runtime now: every connection closes, blocked calls raise ``Canceled``."""
         check(lib.weida_runtime_shutdown(self._h))
 
-
-# Unused imports kept out of the namespace users see.
-del c_size_t, Trust

@@ -104,3 +104,17 @@ func gaps(res *harness.Results) []Gap {
 	})
 	return out
 }
+
+// worstPerGroup keeps each group's first gap: with gaps sorted worst
+// first, the case where weida is furthest behind in that workload.
+func worstPerGroup(sorted []Gap) []Gap {
+	seen := map[string]bool{}
+	var out []Gap
+	for _, g := range sorted {
+		if !seen[g.Group] {
+			seen[g.Group] = true
+			out = append(out, g)
+		}
+	}
+	return out
+}

@@ -98,11 +98,12 @@ func (w *writer) glance() {
 
 // behind names the cases where weida is furthest behind its best peer.
 func (w *writer) behind() {
-	all := gaps(w.res)
+	all := worstPerGroup(gaps(w.res))
 	w.p("## Where weida is furthest behind")
 	w.p("")
-	w.p("Each case ranked by its group's first figure (median round trip, messages/s, copies/s, MiB/s, connect time, memory), " +
-		"weida against whichever other system did best on it:")
+	w.p("Each workload's cases ranked by the workload's first figure (median round trip, messages/s, copies/s, MiB/s, " +
+		"connect time, memory), weida against whichever other system did best on it; these are the three workloads whose " +
+		"worst case is furthest behind:")
 	w.p("")
 	w.tableHead([]string{"Rank", "Workload", "Figure", "weida", "Best other", "weida is"})
 	for i, gp := range all {
@@ -178,14 +179,14 @@ func (w *writer) commands() {
 	w.p("To profile one case on one system (the harness process, and any child process it starts):")
 	w.p("")
 	w.p("```sh")
-	w.p("$TMP/weida-bench run -only '^reqrep/64KiB$' -systems weida -cpuprofile cpu.pprof -child-cpuprofile child.pprof -out /dev/null")
+	w.p("$TMP/weida-bench run -only '^reqrep/64KiB$' -systems weida -reps 10 -cpuprofile cpu.pprof -child-cpuprofile child.pprof -out /dev/null")
 	w.p("go tool pprof -top $TMP/weida-bench cpu.pprof")
 	w.p("```")
 	w.p("")
-	w.p("Settings that differ from each system's defaults, each only where the default would fail the workload: "+
-		"NATS runs with `max_payload` 8 MiB (a 1 MiB request does not fit the default 1 MB) and `max_pending` 512 MiB, and its "+
-		"subscriptions with unbounded client-side pending limits; ZeroMQ's fan-out runs with unlimited high-water marks (at the default "+
-		"1000, libzmq's approximate accounting drops copies even with 128 in flight); one-way producers keep at most 16384 messages in "+
+	w.p("Settings that differ from each system's defaults, each only where the default would fail the workload: " +
+		"NATS runs with `max_payload` 8 MiB (a 1 MiB request does not fit the default 1 MB) and `max_pending` 512 MiB, and its " +
+		"subscriptions with unbounded client-side pending limits; ZeroMQ's fan-out runs with unlimited high-water marks (at the default " +
+		"1000, libzmq's approximate accounting drops copies even with 128 in flight); one-way producers keep at most 16384 messages in " +
 		"flight, since core NATS has no flow control. weida and quic-go run with weida's default limits. Details: `tests/bench/README.md`.")
 	w.p("")
 	p := w.res.Plan

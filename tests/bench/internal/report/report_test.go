@@ -88,3 +88,17 @@ func TestRatio(t *testing.T) {
 		t.Error("a ratio to a missing figure exists, want none")
 	}
 }
+
+func TestWorstPerGroupKeepsEachWorkloadsWorstCase(t *testing.T) {
+	sorted := []Gap{{Group: "A", Case: "a1", Factor: 9}, {Group: "B", Case: "b1", Factor: 5}, {Group: "A", Case: "a2", Factor: 4}, {Group: "C", Case: "c1", Factor: 2}}
+	got := worstPerGroup(sorted)
+	want := []string{"a1", "b1", "c1"}
+	if len(got) != len(want) {
+		t.Fatalf("worstPerGroup = %+v, want cases %v", got, want)
+	}
+	for i, g := range got {
+		if g.Case != want[i] {
+			t.Errorf("position %d: case %s, want %s", i, g.Case, want[i])
+		}
+	}
+}
