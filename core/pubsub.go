@@ -201,6 +201,11 @@ func (p *Publisher) copyEnded(cp *fanoutCopy) {
 // and meta, each checked against its wire cap, since a header a subscriber
 // cannot decode would close its connection.
 func (p *Publisher) header(topic string, meta TransferMeta) (wire.Data, error) {
+	// A fan-out copy has no one to read a report back: refuse an order
+	// rather than drop it silently.
+	if err := refuseReportOrder(meta); err != nil {
+		return wire.Data{}, err
+	}
 	for _, f := range []struct {
 		name, value string
 		limit       int
