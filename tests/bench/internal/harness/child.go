@@ -25,6 +25,8 @@ type child struct {
 	lines  chan string // stdout lines not taken by onLine
 	stderr *lockedBuffer
 	done   chan struct{} // closed when stdout ended
+	exited chan struct{} // closed when the process was waited for
+	err    error         // the exit error; read after exited is closed
 
 	writeMu sync.Mutex
 }
@@ -40,13 +42,14 @@ func startChild(cmd *exec.Cmd, onLine func(string) bool) (*child, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &child{cmd: cmd, stdin: stdin, lines: make(chan string, 64), stderr: &lockedBuffer{}, done: make(chan struct{})}
+	c := &child{cmd: cmd, stdin: stdin, lines: make(chan string, 64), stderr: &lockedBuffer{},
+		done: make(chan struct{}), exited: make(chan struct{})}
 	cmd.Stderr = c.stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting the child %v: %w", cmd.Args, err)
 	}
 	go func() {
-		defer close(c.done)
+		defer close(c.exited)
 		s := bufio.NewScanner(stdout)
 		s.Buffer(make([]byte, 64<<10), 1<<20)
 		for s.Scan() {
@@ -55,6 +58,10 @@ func startChild(cmd *exec.Cmd, onLine func(string) bool) (*child, error) {
 			}
 			c.lines <- s.Text()
 		}
+		close(c.done)
+		// Wait only after stdout was drained (it closes the pipe); once
+		// it returns, stderr is complete for error messages.
+		c.err = cmd.Wait()
 	}()
 	return c, nil
 }
@@ -88,6 +95,10 @@ func (c *child) expect(ctx context.Context, word string) (string, error) {
 			}
 		default:
 		}
+		select {
+		case <-c.exited:
+		case <-ctx.Done():
+		}
 		return "", fmt.Errorf("the child ended before saying %q%s", word, c.tail())
 	case <-ctx.Done():
 		return "", fmt.Errorf("waiting for the child to say %q: %w", word, ctx.Err())
@@ -108,20 +119,15 @@ func (c *child) expectResult(ctx context.Context, v any) error {
 func (c *child) finish(ctx context.Context) error {
 	_ = c.send("quit")
 	_ = c.stdin.Close()
-	exited := make(chan error, 1)
-	go func() {
-		<-c.done // Wait must not close stdout before the reader drained it
-		exited <- c.cmd.Wait()
-	}()
 	select {
-	case err := <-exited:
-		if err != nil {
-			return fmt.Errorf("the child failed: %w%s", err, c.tail())
+	case <-c.exited:
+		if c.err != nil {
+			return fmt.Errorf("the child failed: %w%s", c.err, c.tail())
 		}
 		return nil
 	case <-ctx.Done():
 		_ = c.cmd.Process.Kill()
-		<-exited
+		<-c.exited
 		return fmt.Errorf("the child did not exit: %w%s", ctx.Err(), c.tail())
 	}
 }
