@@ -77,6 +77,16 @@ func lossError(err error) *errs.Error {
 	case errors.As(err, &reset):
 		return &errs.Error{Kind: errs.KindConnectionLost, Cause: errs.CauseReset, Err: err,
 			Msg: "connection lost: the peer reset it (stateless reset)"}
+	case errors.As(err, &tErr) && tErr.ErrorCode.IsCryptoError():
+		// In TLS 1.3 a client finishes its half of the handshake before the
+		// server judges its certificate, so a refusal arrives as an alert
+		// after the dial returned: it is a TLS failure, not a lost connection.
+		who := "the peer"
+		if !tErr.Remote {
+			who = "this side"
+		}
+		return &errs.Error{Kind: errs.KindTLS, Cause: errs.CauseTransportError, Err: err,
+			Msg: fmt.Sprintf("TLS handshake refused by %s: %v", who, tErr)}
 	case errors.As(err, &tErr):
 		return &errs.Error{Kind: errs.KindConnectionLost, Cause: errs.CauseTransportError, Err: err,
 			Msg: fmt.Sprintf("connection lost: transport error: %v", tErr)}
