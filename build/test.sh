@@ -17,5 +17,9 @@ echo "== short fuzz pass (${FUZZTIME:=3s} per decoder)"
 echo "== C ABI: libweida, the header alone, C examples (also under ASan), 3 s stress"
 ./tests/capi/run.sh quick
 
+echo "== benchmark harness smoke (weida, raw quic-go, NATS, ZeroMQ with tiny counts)"
+./build/bench.sh --smoke
+
+# Last, so the run closes on the Python runner's "N passed, N failed" line.
 echo "== python (wheel, fresh venv, smoke + tests)"
 tests/python/run.sh

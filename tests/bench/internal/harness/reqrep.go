@@ -23,7 +23,7 @@ func (r *Runner) reqrepGroup(ctx context.Context) Group {
 			{Key: "p99_us", Label: "p99", Unit: "µs", LowerIsBetter: true, Headline: true},
 			{Key: "p90_us", Label: "p90", Unit: "µs", LowerIsBetter: true},
 			{Key: "p999_us", Label: "p99.9", Unit: "µs", LowerIsBetter: true},
-			{Key: "samples", Label: "round trips", Unit: ""},
+			{Key: "samples", Label: "round trips", Count: true},
 		}}
 	var specs []caseSpec
 	for _, size := range r.Plan.ReqRepSizes {

@@ -40,6 +40,8 @@ type Metric struct {
 	LowerIsBetter bool `json:"lower_is_better"`
 	// Headline metrics get ratio columns in the report.
 	Headline bool `json:"headline"`
+	// Count marks a figure that is neither better nor worse (a sample count).
+	Count bool `json:"count,omitempty"`
 }
 
 // Case is one parameter setting of a workload (a message size, a

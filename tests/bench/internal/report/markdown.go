@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -47,13 +48,13 @@ func (w *writer) document() {
 		"from that one run.**", r.Seconds, r.Started.UTC().Format("2006-01-02 15:04 MST"))
 	w.p("")
 	w.glance()
-	w.behind()
 	w.machine()
 	w.commands()
 	for i := range r.Groups {
 		w.groupSection(&r.Groups[i])
 	}
 	w.notBuilt()
+	w.behind() // the closing note
 }
 
 // glance is the summary table: every case's headline metrics with ratios.
@@ -61,7 +62,8 @@ func (w *writer) glance() {
 	w.p("## At a glance")
 	w.p("")
 	w.p("Ratios are weida's figure divided by the other system's. For a latency, CPU or memory figure (↓ better) a ratio " +
-		"above 1 means weida costs more; for a rate (↑ better) a ratio below 1 means weida is slower.")
+		"above 1 means weida costs more; for a rate (↑ better) a ratio below 1 means weida is slower. " +
+		"The report closes with the three workloads where weida is furthest behind, and why.")
 	w.p("")
 	peers := w.peers()
 	head := []string{"Workload", "Figure"}
@@ -172,7 +174,7 @@ func (w *writer) commands() {
 	w.p("")
 	w.p("```sh")
 	w.p("go build -o $TMP/weida-bench ./cmd/weida-bench")
-	w.p("$TMP/weida-bench run -out $TMP/results.json          # this run: %s", w.res.Command)
+	w.p("$TMP/weida-bench run -out $TMP/results.json          # this run: %s", outFlag.ReplaceAllString(w.res.Command, ""))
 	w.p("$TMP/weida-bench report -in $TMP/results.json -md ../../docs/BENCHMARKS.md -plots ../../docs/bench -analysis analysis.md")
 	w.p("```")
 	w.p("")
@@ -195,6 +197,10 @@ func (w *writer) commands() {
 		p.Reps, p.BulkReps, p.IdleReps, p.ReqRepMax, p.ReqRepTime, p.OneWayTime, p.FanOutMinPublications, p.FanOutCopies, p.CaseTimeout)
 	w.p("")
 }
+
+// outFlag is the results path in a recorded command: a temporary file,
+// noise in the report.
+var outFlag = regexp.MustCompile(` -out \S+`)
 
 func roughMinutes(res *harness.Results) string {
 	if res.Smoke {
@@ -285,7 +291,10 @@ func (w *writer) figure(c *harness.Case, system, key string) string {
 
 func metricName(m harness.Metric) string {
 	arrow := " ↑"
-	if m.LowerIsBetter {
+	switch {
+	case m.Count:
+		arrow = ""
+	case m.LowerIsBetter:
 		arrow = " ↓"
 	}
 	if m.Unit == "" {
