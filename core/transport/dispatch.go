@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"io"
+	"sync"
 
 	"github.com/quic-go/quic-go"
 
@@ -223,7 +224,9 @@ func (c *Conn) serveBidi(s *quic.Stream) {
 // readPreamble reads only the preamble (PROTOCOL.md §5.1), so a parked
 // stream holds at most these bytes. Violations close the connection.
 func (c *Conn) readPreamble(r io.Reader) (wire.Preamble, error) {
-	var b [wire.MaxPreambleLen]byte
+	bp := preambleBuffers.Get().(*[wire.MaxPreambleLen]byte)
+	defer preambleBuffers.Put(bp)
+	b := bp[:]
 	if _, err := io.ReadFull(r, b[:3]); err != nil {
 		return wire.Preamble{}, c.streamEnded(err, "stream ended inside the preamble")
 	}
@@ -240,6 +243,10 @@ func (c *Conn) readPreamble(r io.Reader) (wire.Preamble, error) {
 	}
 	return p, nil
 }
+
+// preambleBuffers avoid one heap allocation per stream: a buffer handed to
+// io.ReadFull escapes.
+var preambleBuffers = sync.Pool{New: func() any { return new([wire.MaxPreambleLen]byte) }}
 
 // readHeaderBody reads header_len bytes; the length was capped by
 // ParsePreamble before this allocation.

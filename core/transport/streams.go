@@ -262,8 +262,10 @@ type ReplyHalf struct {
 // connection is Indeterminate (the request may have been acted on); ctx
 // ending abandons the reply with STOP_SENDING(CANCELED).
 func (r *ReplyHalf) Recv(ctx context.Context) (*InStream, error) {
-	stop := context.AfterFunc(ctx, func() { r.s.CancelRead(quic.StreamErrorCode(wire.CodeCanceled)) })
-	defer stop()
+	if ctx.Done() != nil { // a context that can end abandons the reply when it does
+		stop := context.AfterFunc(ctx, func() { r.s.CancelRead(quic.StreamErrorCode(wire.CodeCanceled)) })
+		defer stop()
+	}
 	p, err := r.c.readPreamble(r.s)
 	if err == nil {
 		var hdr []byte
