@@ -23,16 +23,8 @@ func DecodeCredit(hdr []byte) (Credit, error) {
 	if err != nil {
 		return Credit{}, err
 	}
-	var seen [3]bool
 	var texts [2]textSpan // endpoint and filter, joined after the walk
-	for {
-		key, more, err := m.next(&r)
-		if err != nil {
-			return Credit{}, err
-		}
-		if !more {
-			break
-		}
+	err = m.walk(&r, 3, func(key uint64) (err error) {
 		switch key {
 		case 0:
 			texts[0], err = r.textSpan(CapEndpoint)
@@ -43,17 +35,10 @@ func DecodeCredit(hdr []byte) (Credit, error) {
 		default:
 			err = r.skip()
 		}
-		if err != nil {
-			return Credit{}, m.keyError(key, err)
-		}
-		if key < uint64(len(seen)) {
-			seen[key] = true
-		}
-	}
-	for key, ok := range seen {
-		if !ok {
-			return Credit{}, m.missing(uint64(key))
-		}
+		return err
+	})
+	if err != nil {
+		return Credit{}, err
 	}
 	var out [2]string
 	joinTexts(hdr, texts[:], out[:])

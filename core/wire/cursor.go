@@ -18,27 +18,16 @@ func DecodeCursorHead(hdr []byte) (CursorHead, error) {
 	if err != nil {
 		return CursorHead{}, err
 	}
-	seen := false
-	for {
-		key, more, err := m.next(&r)
-		if err != nil {
-			return CursorHead{}, err
-		}
-		if !more {
-			break
-		}
+	err = m.walk(&r, 1, func(key uint64) (err error) {
 		if key == 0 {
 			c.ReportID, err = r.uint()
-			seen = true
 		} else {
 			err = r.skip()
 		}
-		if err != nil {
-			return CursorHead{}, m.keyError(key, err)
-		}
-	}
-	if !seen {
-		return CursorHead{}, m.missing(0)
+		return err
+	})
+	if err != nil {
+		return CursorHead{}, err
 	}
 	return c, nil
 }

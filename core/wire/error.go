@@ -19,27 +19,16 @@ func DecodeError(hdr []byte) (ErrorFrame, error) {
 	if err != nil {
 		return ErrorFrame{}, err
 	}
-	seen := false
-	for {
-		key, more, err := m.next(&r)
-		if err != nil {
-			return ErrorFrame{}, err
-		}
-		if !more {
-			break
-		}
+	err = m.walk(&r, 1, func(key uint64) (err error) {
 		if key == 0 {
 			e.Code, err = r.uint()
-			seen = true
 		} else {
 			err = r.skip()
 		}
-		if err != nil {
-			return ErrorFrame{}, m.keyError(key, err)
-		}
-	}
-	if !seen {
-		return ErrorFrame{}, m.missing(0)
+		return err
+	})
+	if err != nil {
+		return ErrorFrame{}, err
 	}
 	return e, nil
 }

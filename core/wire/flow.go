@@ -34,16 +34,8 @@ func DecodeFlow(hdr []byte) (Flow, error) {
 	if err != nil {
 		return Flow{}, err
 	}
-	var seen [2]bool
 	var texts [6]textSpan // keys 0 and 2..=5, joined after the walk
-	for {
-		key, more, err := m.next(&r)
-		if err != nil {
-			return Flow{}, err
-		}
-		if !more {
-			break
-		}
+	err = m.walk(&r, 2, func(key uint64) (err error) {
 		switch key {
 		case 0:
 			texts[0], err = r.textSpan(CapEndpoint)
@@ -64,17 +56,10 @@ func DecodeFlow(hdr []byte) (Flow, error) {
 		default:
 			err = r.skip()
 		}
-		if err != nil {
-			return Flow{}, m.keyError(key, err)
-		}
-		if key < uint64(len(seen)) {
-			seen[key] = true
-		}
-	}
-	for key, ok := range seen {
-		if !ok {
-			return Flow{}, m.missing(uint64(key))
-		}
+		return err
+	})
+	if err != nil {
+		return Flow{}, err
 	}
 	var out [6]string
 	joinTexts(hdr, texts[:], out[:])

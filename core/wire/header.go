@@ -84,3 +84,41 @@ func (m *headerMap) keyError(key uint64, err error) error {
 func (m *headerMap) missing(key uint64) error {
 	return violation("%s key %d (%s) is required but missing", m.frame, key, m.name(key))
 }
+
+// walk reads every pair of the map, handing each key to value, which reads
+// the key's value (or skips an unknown one). It places a value's error at
+// its key (unless value already did, by returning placed) and, once the map
+// is read, reports the first of keys 0..required-1 that it did not hold.
+// Every header-only frame decodes through it; DATA keeps its own loop on
+// the hot path.
+func (m *headerMap) walk(r *reader, required uint64, value func(key uint64) error) error {
+	var seen uint64 // bit k: key k (< required <= 64) was present
+	for {
+		key, more, err := m.next(r)
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		if err := value(key); err != nil {
+			if p, ok := err.(placed); ok {
+				return p.error
+			}
+			return m.keyError(key, err)
+		}
+		if key < required {
+			seen |= 1 << key
+		}
+	}
+	for key := uint64(0); key < required; key++ {
+		if seen&(1<<key) == 0 {
+			return m.missing(key)
+		}
+	}
+	return nil
+}
+
+// placed marks an error that already names its key, so walk passes it on
+// unchanged.
+type placed struct{ error }

@@ -57,15 +57,7 @@ func DecodeHello(hdr []byte) (Hello, error) {
 	if err != nil {
 		return Hello{}, err
 	}
-	var seen [5]bool
-	for {
-		key, more, err := m.next(&r)
-		if err != nil {
-			return Hello{}, err
-		}
-		if !more {
-			break
-		}
+	err = m.walk(&r, 5, func(key uint64) (err error) {
 		switch key {
 		case 0:
 			h.Versions, err = r.uints(MaxListItems)
@@ -78,26 +70,20 @@ func DecodeHello(hdr []byte) (Hello, error) {
 		case 4:
 			h.RequiredCapabilities, err = r.uints(MaxListItems)
 		case 5:
-			h.Offered, err = decodeGuarantees(&r, "HELLO key 5 (guarantees_offered)")
+			if h.Offered, err = decodeGuarantees(&r, "HELLO key 5 (guarantees_offered)"); err != nil {
+				err = placed{err}
+			}
 		case 6:
-			h.Required, err = decodeGuarantees(&r, "HELLO key 6 (guarantees_required)")
+			if h.Required, err = decodeGuarantees(&r, "HELLO key 6 (guarantees_required)"); err != nil {
+				err = placed{err}
+			}
 		default:
 			err = r.skip()
 		}
-		if err != nil {
-			if key == 5 || key == 6 {
-				return Hello{}, err // already placed at its key
-			}
-			return Hello{}, m.keyError(key, err)
-		}
-		if key < uint64(len(seen)) {
-			seen[key] = true
-		}
-	}
-	for key, ok := range seen {
-		if !ok {
-			return Hello{}, m.missing(uint64(key))
-		}
+		return err
+	})
+	if err != nil {
+		return Hello{}, err
 	}
 	if ok, dim := Reaches(h.Offered, h.Required); !ok {
 		return Hello{}, violation("HELLO: guarantees_required is not reached by guarantees_offered (%s)", dim)

@@ -30,16 +30,8 @@ func DecodeSubscribe(hdr []byte) (Subscribe, error) {
 	if err != nil {
 		return Subscribe{}, err
 	}
-	var seen [2]bool
 	var texts [2]textSpan // endpoint and filter, joined after the walk
-	for {
-		key, more, err := m.next(&r)
-		if err != nil {
-			return Subscribe{}, err
-		}
-		if !more {
-			break
-		}
+	err = m.walk(&r, 2, func(key uint64) (err error) {
 		switch key {
 		case 0:
 			texts[0], err = r.textSpan(CapEndpoint)
@@ -53,17 +45,10 @@ func DecodeSubscribe(hdr []byte) (Subscribe, error) {
 		default:
 			err = r.skip()
 		}
-		if err != nil {
-			return Subscribe{}, m.keyError(key, err)
-		}
-		if key < uint64(len(seen)) {
-			seen[key] = true
-		}
-	}
-	for key, ok := range seen {
-		if !ok {
-			return Subscribe{}, m.missing(uint64(key))
-		}
+		return err
+	})
+	if err != nil {
+		return Subscribe{}, err
 	}
 	var out [2]string
 	joinTexts(hdr, texts[:], out[:])
