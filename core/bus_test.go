@@ -21,19 +21,8 @@ type busNode struct {
 // busJoin binds a runtime configured by cfg and registers a member at /bus.
 func busJoin(t *testing.T, cfg weida.Config, opts ...weida.EndpointOption) *busNode {
 	t.Helper()
-	rt, err := weida.NewRuntime(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rt.Shutdown)
-	id, err := weida.GenerateIdentity()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := rt.Listener().BindQUIC("127.0.0.1:0", id)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rt := runtimeWith(t, cfg)
+	b := bindLoopback(t, rt)
 	m, err := b.Bus("/bus", weida.TrustByAddress(), opts...)
 	if err != nil {
 		t.Fatal(err)

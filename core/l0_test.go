@@ -19,20 +19,24 @@ func ctxFor(t *testing.T) context.Context {
 	return ctx
 }
 
-func testRuntime(t *testing.T) *weida.Runtime {
+// testRuntime starts a runtime with the default configuration, shut down
+// when the test ends.
+func testRuntime(t *testing.T) *weida.Runtime { return runtimeWith(t, weida.Config{}) }
+
+// runtimeWith starts a runtime under cfg, shut down when the test ends.
+func runtimeWith(t testing.TB, cfg weida.Config) *weida.Runtime {
 	t.Helper()
-	rt, err := weida.NewRuntime(weida.Config{})
+	rt, err := weida.NewRuntime(cfg)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("runtime for %+v: %v", cfg, err)
 	}
 	t.Cleanup(rt.Shutdown)
 	return rt
 }
 
-// serve binds a fresh identity on loopback with an acceptor at path.
-func serve(t *testing.T, path string, opts ...weida.BindOption) (*weida.Runtime, *weida.Binding, *weida.Acceptor) {
+// bindLoopback binds rt on 127.0.0.1 (a kernel-chosen port) with a fresh identity.
+func bindLoopback(t testing.TB, rt *weida.Runtime, opts ...weida.BindOption) *weida.Binding {
 	t.Helper()
-	rt := testRuntime(t)
 	id, err := weida.GenerateIdentity()
 	if err != nil {
 		t.Fatal(err)
@@ -41,6 +45,14 @@ func serve(t *testing.T, path string, opts ...weida.BindOption) (*weida.Runtime,
 	if err != nil {
 		t.Fatal(err)
 	}
+	return b
+}
+
+// serve binds a fresh identity on loopback with an acceptor at path.
+func serve(t *testing.T, path string, opts ...weida.BindOption) (*weida.Runtime, *weida.Binding, *weida.Acceptor) {
+	t.Helper()
+	rt := testRuntime(t)
+	b := bindLoopback(t, rt, opts...)
 	a, err := rt.Listener().Acceptor(path)
 	if err != nil {
 		t.Fatal(err)

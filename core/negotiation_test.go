@@ -24,14 +24,7 @@ type guaranteeServer struct {
 func guaranteeServe(t *testing.T, cfg weida.Config) *guaranteeServer {
 	t.Helper()
 	rt := guaranteeRuntime(t, cfg)
-	id, err := weida.GenerateIdentity()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := rt.Listener().BindQUIC("127.0.0.1:0", id)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := bindLoopback(t, rt)
 	a, err := rt.Listener().Acceptor("/g")
 	if err != nil {
 		t.Fatal(err)

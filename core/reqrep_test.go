@@ -16,19 +16,8 @@ import (
 // reqrepBind starts a runtime under cfg bound on loopback with a fresh identity.
 func reqrepBind(t *testing.T, cfg weida.Config) (*weida.Runtime, *weida.Binding) {
 	t.Helper()
-	rt, err := weida.NewRuntime(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rt.Shutdown)
-	id, err := weida.GenerateIdentity()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := rt.Listener().BindQUIC("127.0.0.1:0", id)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rt := runtimeWith(t, cfg)
+	b := bindLoopback(t, rt)
 	return rt, b
 }
 

@@ -25,19 +25,8 @@ func surveyServe(t *testing.T) *surveyRespondent {
 
 func surveyServeWith(t *testing.T, cfg weida.Config) *surveyRespondent {
 	t.Helper()
-	rt, err := weida.NewRuntime(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rt.Shutdown)
-	id, err := weida.GenerateIdentity()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := rt.Listener().BindQUIC("127.0.0.1:0", id)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rt := runtimeWith(t, cfg)
+	b := bindLoopback(t, rt)
 	r, err := b.Respondent("/survey")
 	if err != nil {
 		t.Fatal(err)
