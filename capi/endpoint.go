@@ -110,7 +110,8 @@ func getText[T object](h uint64, buf *C.char, capacity C.size_t, needed *C.size_
 }
 
 // register makes a child endpoint of a binding or runtime, taking a runtime
-// reference only once the Go call succeeded.
+// reference only once the Go call succeeded. A runtime that was shut down
+// or drained makes nothing more (SURFACE.md §2.5: it is consumed).
 func register[H word](out *H, owner func() (*runtimeRef, error), build func(scope) (object, error)) C.int {
 	if err := required(out, "out"); err != nil {
 		return fail(err)
@@ -119,6 +120,9 @@ func register[H word](out *H, owner func() (*runtimeRef, error), build func(scop
 	ref, err := owner()
 	if err != nil {
 		return fail(err)
+	}
+	if ref.ctx.Err() != nil {
+		return fail(&weida.Error{Kind: weida.KindRuntime, Msg: "the runtime was shut down or drained: it makes no more bindings or endpoints"})
 	}
 	s := newScope(ref)
 	o, err := build(s)

@@ -40,6 +40,10 @@ const (
 	metaTracestate  = 6
 	metaContentLen  = 16
 	metaSequence    = 17
+	metaMissed      = 18
+	metaReportMode  = 19
+	metaReportID    = 20
+	metaSegment     = 21
 	metaLayer       = 22
 )
 
@@ -69,17 +73,28 @@ func metaText(m weida.IncomingMeta, field int) (value string, ok bool, err error
 
 // metaUint reads a number field; ok is false when the field is absent.
 func metaUint(m weida.IncomingMeta, field int) (value uint64, ok bool, err error) {
-	switch {
-	case field == metaContentLen:
+	switch field {
+	case metaContentLen:
 		value, ok = m.ContentLen()
-		return value, ok, nil
-	case field >= metaSequence && field <= metaLayer:
-		// Named by the ABI for the surface to come; the library's
-		// IncomingMeta does not carry them yet.
+	case metaSequence:
+		value, ok = m.Sequence()
+	case metaMissed:
+		value, ok = m.Missed()
+	case metaReportMode:
+		var order weida.ReportOrder
+		order, ok = m.Report()
+		value = uint64(order.Mode)
+	case metaReportID:
+		value, ok = m.ReportID()
+	case metaSegment, metaLayer:
+		// Named by the ABI for RADIO/DISH; the library's IncomingMeta does
+		// not carry them yet.
 		return 0, false, &weida.Error{Kind: weida.KindUnsupported,
-			Msg: fmt.Sprintf("meta field %d (sequence, missed, report, segment, layer) is not exposed by the library yet", field)}
+			Msg: fmt.Sprintf("meta field %d (segment, layer) is not exposed by the library yet", field)}
+	default:
+		return 0, false, fieldError(field, "number")
 	}
-	return 0, false, fieldError(field, "number")
+	return value, ok, nil
 }
 
 func fieldError(field int, asked string) error {
@@ -129,4 +144,25 @@ func weida_meta_uint(h C.weida_handle_t, field C.int, value *C.uint64_t, present
 		*value, *present = C.uint64_t(v), 1
 	}
 	return codeOK
+}
+
+//export weida_meta_report_levels
+func weida_meta_report_levels(h C.weida_handle_t, levels *C.uint64_t, capacity C.size_t, n *C.size_t, present *C.int) (rc C.int) {
+	defer recoverInto(&rc)
+	if err := required(present, "present"); err != nil {
+		return fail(err)
+	}
+	if err := required(n, "n"); err != nil {
+		return fail(err)
+	}
+	*present, *n = 0, 0
+	m, err := lookupMeta(h)
+	if err != nil {
+		return fail(err)
+	}
+	order, ok := m.Report()
+	if ok {
+		*present = 1
+	}
+	return outWords(n, capacity, wordsOut{"levels", levels, order.Levels})
 }

@@ -33,8 +33,9 @@ func (r *replierObj) release() { r.closeWith(func() { _ = r.r.Close() }) }
 // unanswered sends NO_REPLY.
 type requestObj struct {
 	scope
-	req  *weida.Request
-	body cBlock
+	req      *weida.Request
+	body     cBlock
+	reporter reporterOnce
 }
 
 func (*requestObj) role() role                         { return roleRequest }

@@ -3,8 +3,8 @@ package main
 // role is what kind of object a handle names; every use checks it.
 type role uint8
 
-// The roles of SURFACE.md §3.2 that the library has today. Radio, segment,
-// dish, cursors and reporter join when the library has them.
+// The roles of SURFACE.md §3.2 that the library has today. Radio, segment
+// and dish join when the library has them.
 const (
 	roleRuntime role = iota + 1
 	roleIdentity
@@ -28,6 +28,8 @@ const (
 	roleReply
 	roleMsg
 	roleOp
+	roleCursors
+	roleReporter
 )
 
 var roleNames = [...]string{
@@ -36,7 +38,7 @@ var roleNames = [...]string{
 	rolePuller: "puller", rolePublisher: "publisher", roleFanout: "fanout", roleSubscriber: "subscriber",
 	rolePaired: "paired", roleSurveyor: "surveyor", roleSurvey: "survey", roleRespondent: "respondent",
 	roleBus: "bus", roleOstream: "ostream", roleIstream: "istream", roleReply: "reply", roleMsg: "msg",
-	roleOp: "op",
+	roleOp: "op", roleCursors: "cursors", roleReporter: "reporter",
 }
 
 func (r role) String() string {

@@ -161,8 +161,9 @@ func weida_ostream_cancel(h C.weida_ostream_t) (rc C.int) {
 // serialized; closing it before the end refuses the rest (REJECTED).
 type istreamObj struct {
 	scope
-	t  *weida.IncomingTransfer
-	mu sync.Mutex // one read or collect at a time
+	t        *weida.IncomingTransfer
+	mu       sync.Mutex // one read or collect at a time
+	reporter reporterOnce
 }
 
 func (*istreamObj) role() role                         { return roleIstream }

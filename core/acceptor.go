@@ -7,23 +7,24 @@ import (
 )
 
 // Incoming is what an Acceptor yields: an *IncomingTransfer (a one-way
-// transfer) or an *IncomingExchange.
+// transfer), an *IncomingExchange or an *IncomingFlow (a datagram flow).
 type Incoming interface{ incoming() }
 
 func (*IncomingTransfer) incoming() {}
 func (*IncomingExchange) incoming() {}
 
 // Acceptor is the raw (L0) registration of a path: it takes both one-way
-// transfers and exchanges, in arrival order, from one bounded queue.
+// transfers and exchanges, in arrival order, from one bounded queue, and
+// datagram flows (flowaccept.go).
 type Acceptor struct {
 	l    *Listener
 	path string
-	q    *queueRoute
+	q    *acceptorRoute
 }
 
 // Acceptor registers a raw acceptor at path.
 func (l *Listener) Acceptor(path string) (*Acceptor, error) {
-	q := newQueueRoute(l.rt.cfg.EndpointQueue, true, true)
+	q := newAcceptorRoute(l.rt.cfg.EndpointQueue)
 	if err := l.register(path, q); err != nil {
 		return nil, err
 	}
@@ -33,14 +34,8 @@ func (l *Listener) Acceptor(path string) (*Acceptor, error) {
 // Path is the registered path.
 func (a *Acceptor) Path() string { return a.path }
 
-// Accept waits for the next transfer or exchange.
-func (a *Acceptor) Accept(ctx context.Context) (Incoming, error) {
-	it, err := a.q.next(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return wrapInbound(it), nil
-}
+// Accept waits for the next transfer, exchange or flow.
+func (a *Acceptor) Accept(ctx context.Context) (Incoming, error) { return a.q.next(ctx) }
 
 func wrapInbound(it inbound) Incoming {
 	if it.ex != nil {

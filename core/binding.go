@@ -9,11 +9,12 @@ import (
 	"github.com/weida-go/weida/core/wire"
 )
 
-// Binding is one QUIC socket serving the paths of its Listener.
+// Binding is one QUIC socket, in-process bus or unix socket serving the
+// paths of its Listener.
 type Binding struct {
 	rt *Runtime
 	tl *transport.Listener
-	id *Identity
+	id *Identity // nil on a local transport: the kernel proves peers there, or nothing does
 }
 
 // BindOption configures a binding.
@@ -55,25 +56,38 @@ func (l *Listener) BindQUIC(addr string, id *Identity, opts ...BindOption) (*Bin
 	if err != nil {
 		return nil, err
 	}
-	b := &Binding{rt: l.rt, tl: tl, id: id}
-	l.rt.mu.Lock()
-	l.rt.bindings[b] = struct{}{}
-	l.rt.mu.Unlock()
-	return b, nil
+	return l.rt.addBinding(tl, id), nil
 }
 
-// LocalAddr is the bound "ip:port" (IPv6 bracketed), with the real port.
+// LocalAddr is the bound "ip:port" (IPv6 bracketed), with the real port;
+// the bus name or socket path of a local binding.
 func (b *Binding) LocalAddr() string {
+	if name := b.tl.LocalName(); name != "" {
+		return name
+	}
 	a := b.tl.Addr()
 	return net.JoinHostPort(a.IP.String(), strconv.Itoa(a.Port))
 }
 
-// Fingerprint is the key this binding proves.
-func (b *Binding) Fingerprint() Fingerprint { return b.id.Fingerprint() }
+// Fingerprint is the key this binding proves; the zero Fingerprint (see
+// HasFingerprint) on a local binding, which proves no key.
+func (b *Binding) Fingerprint() Fingerprint {
+	if b.id == nil {
+		return Fingerprint{}
+	}
+	return b.id.Fingerprint()
+}
+
+// HasFingerprint reports whether the binding proves a key: true over QUIC,
+// false on local transports.
+func (b *Binding) HasFingerprint() bool { return b.id != nil }
 
 // URL is the dialling address of path on this binding: it names the key,
 // so it is a client's whole configuration.
 func (b *Binding) URL(path string) string {
+	if b.id == nil {
+		return b.localURL(path)
+	}
 	a := b.tl.Addr()
 	addr := identity.Address{Scheme: identity.SchemeQUIC, Fingerprint: b.id.Fingerprint(), HasFingerprint: true,
 		Host: a.IP.String(), Port: uint16(a.Port), Path: path}

@@ -82,7 +82,7 @@ func (m *BusMember) Send(ctx context.Context, payload []byte) (int, error) {
 	shared := append([]byte(nil), payload...)
 	reached := 0
 	for _, c := range live {
-		if m.writerLocked(c).offer(TransferMeta{}.header(c.Path()), shared) == DropNone {
+		if m.writerLocked(c).offer(TransferMeta{}.whole(len(shared)).header(c.Path()), shared) == DropNone {
 			reached++
 		} else {
 			m.dropped.Add(1)

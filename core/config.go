@@ -52,6 +52,12 @@ type Config struct {
 	OutboxBytes    int64
 	// OutboxFull is what a send does when the outbox is at a bound (default Block).
 	OutboxFull OutboxFullPolicy
+	// Datagrams turns on datagram flows (Peer.OpenFlow, Radio.Datagram)
+	// with a 64 KiB receive budget per connection. Both ends need it: on a
+	// connection where either side left it off, opening a flow fails with
+	// DatagramsUnavailable (never replaced by a stream), and a payload over
+	// the connection's datagram size fails with TooLarge (see TooLargeMax).
+	Datagrams bool
 }
 
 // OutboxFullPolicy is what a send does when the outbox is full.
@@ -109,6 +115,9 @@ func (c Config) transport() transport.Config {
 	tc.Required = tc.Offered
 	tc.MaxConnections = c.MaxConnections
 	tc.MaxConnectionsPerPeer = c.MaxConnectionsPerPeer
+	if c.Datagrams {
+		tc.DatagramReceiveBytes = transport.DefaultDatagramReceiveBytes
+	}
 	return tc
 }
 

@@ -26,7 +26,14 @@
 //   - BUS: BusMember, bound and dialling at once; one copy to every member
 //     it dialled, never to itself.
 //   - Raw streams (L0): Peer opens one-way transfers and exchanges; an
-//     Acceptor takes both at a path.
+//     Acceptor takes both at a path. With Config.Datagrams on both ends, a
+//     Peer's OpenFlow is a datagram Flow (never replaced by a stream) and
+//     the Acceptor takes it as an IncomingFlow with a drop-oldest ring.
+//   - RADIO/DISH: Radio (binds) and Dish (dials) fan out segments, units
+//     whose newest copy is what matters: opening a segment supersedes the
+//     older copies still in flight on its topic, copies expire at max_age,
+//     layers 0..15 are cut from the top under pressure, and numbers never go
+//     backwards at a dish. Radio.Datagram sends one-packet segments.
 //
 // # Guarantees
 //

@@ -2,6 +2,7 @@ package weida
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/weida-go/weida/core/errs"
 	"github.com/weida-go/weida/core/transport"
@@ -12,33 +13,40 @@ import (
 // and exactly one answer — Reply, Refuse, or (when released unanswered by
 // Close) NO_REPLY, so the requester never hangs.
 type IncomingExchange struct {
-	ex  *transport.Exchange
-	req *IncomingTransfer
+	ex    *transport.Exchange
+	req   IncomingTransfer // the request half, in the same allocation
+	reply OutgoingTransfer // the reply half, set up by the one Reply that claims the exchange
 }
 
 func newIncomingExchange(ex *transport.Exchange) *IncomingExchange {
-	return &IncomingExchange{ex: ex, req: newIncomingTransfer(ex.In)}
+	e := &IncomingExchange{ex: ex}
+	e.req.init(ex.In)
+	return e
 }
 
 // Request is the request half: read it like any incoming transfer.
-func (e *IncomingExchange) Request() *IncomingTransfer { return e.req }
+func (e *IncomingExchange) Request() *IncomingTransfer { return &e.req }
 
 // Reply opens the reply half. Write the reply and Finish it. A second answer
 // fails with NoReply. meta.Report may order a report on the reply: the
 // requester then reports toward this side on a stream of its own, and the
 // reply half still carries exactly one DATA frame (PROTOCOL.md §8.3.5).
 func (e *IncomingExchange) Reply(meta TransferMeta) (*OutgoingTransfer, error) {
-	h := meta.header("")
-	report, err := orderReport(e.ex.Conn(), meta.Report, &h)
+	h := lendHeader(meta.header(""))
+	defer returnHeader(h)
+	report, err := orderReport(e.ex.Conn(), meta.Report, h)
 	if err != nil {
 		return nil, err
 	}
-	out, err := e.ex.Reply(&h)
+	out, err := e.ex.Reply(h)
 	if err != nil {
 		report.cancel()
 		return nil, err
 	}
-	return newOutgoingTransfer(out, report), nil
+	// Only the call that claimed the exchange gets here, so e.reply is
+	// written once, by one goroutine.
+	e.reply.init(out, report)
+	return &e.reply, nil
 }
 
 // Refuse answers with ERROR REJECTED; the requester sees Rejected.
@@ -66,6 +74,10 @@ func (e *IncomingExchange) Close() error {
 // ReplyStream is the requester's side of an exchange's reply.
 type ReplyStream struct {
 	half *transport.ReplyHalf
+	// in is the reply transfer Recv hands out, allocated with the stream;
+	// inTaken makes sure it is handed out once.
+	in      IncomingTransfer
+	inTaken atomic.Bool
 }
 
 // Recv waits for the reply. The peer's ERROR becomes UnknownEndpoint,
@@ -77,7 +89,11 @@ func (r *ReplyStream) Recv(ctx context.Context) (*IncomingTransfer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newIncomingTransfer(in), nil
+	if !r.inTaken.CompareAndSwap(false, true) {
+		return newIncomingTransfer(in), nil // a misused second Recv still gets its own
+	}
+	r.in.init(in)
+	return &r.in, nil
 }
 
 // Close abandons a reply not received yet (STOP_SENDING CANCELED).
@@ -89,15 +105,23 @@ func (r *ReplyStream) Close() error {
 // openExchange opens an exchange on c to c's dialled path, with the report
 // meta orders on the request, if any.
 func openExchange(ctx context.Context, c *transport.Conn, meta TransferMeta) (*OutgoingTransfer, *ReplyStream, error) {
-	h := meta.header(c.Path())
-	report, err := orderReport(c, meta.Report, &h)
+	h := lendHeader(meta.header(c.Path()))
+	defer returnHeader(h)
+	report, err := orderReport(c, meta.Report, h)
 	if err != nil {
 		return nil, nil, err
 	}
-	out, reply, err := c.OpenBi(ctx, &h)
+	out, reply, err := c.OpenBi(ctx, h)
 	if err != nil {
 		report.cancel()
 		return nil, nil, err
 	}
-	return newOutgoingTransfer(out, report), &ReplyStream{half: reply}, nil
+	// Both halves in one allocation: they live as long as the exchange.
+	halves := &struct {
+		out   OutgoingTransfer
+		reply ReplyStream
+	}{}
+	halves.reply.half = reply
+	halves.out.init(out, report)
+	return &halves.out, &halves.reply, nil
 }

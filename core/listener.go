@@ -18,6 +18,7 @@ type Listener struct {
 	mu     sync.RWMutex
 	routes map[string]route
 	subs   subscriptions  // SUBSCRIBE state of accepted connections (subscriptions.go)
+	joins  joinTable      // the terms dishes stated with their joins (radiojoin.go)
 	failed negotiationLog // accepted connections that failed negotiation (negotiation.go)
 }
 
@@ -166,6 +167,19 @@ func (q *queueRoute) acceptsData() bool     { return q.data }
 func (q *queueRoute) acceptsExchange() bool { return q.exchange }
 
 func (q *queueRoute) enqueue(it inbound) bool {
+	// Fast path, the common case: the route is open and there is room or an
+	// Accept already waiting, which the send hands the item to directly. A
+	// one-channel try costs far less than the three-way select below.
+	select {
+	case <-q.done:
+		return false
+	default:
+	}
+	select {
+	case q.items <- it:
+		return true
+	default:
+	}
 	select {
 	case q.items <- it:
 		return true
@@ -178,6 +192,11 @@ func (q *queueRoute) enqueue(it inbound) bool {
 
 // next waits for the next inbound item whose connection is still alive.
 func (q *queueRoute) next(ctx context.Context) (inbound, error) {
+	select { // an item already queued needs no three-way select
+	case it := <-q.items:
+		return it, nil
+	default:
+	}
 	for {
 		select {
 		case it := <-q.items:

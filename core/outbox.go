@@ -209,12 +209,14 @@ func (o *outbox) wait() { o.wg.Wait() }
 
 // writeWhole writes one whole payload as a one-way transfer and finishes it.
 func writeWhole(ctx context.Context, c *transport.Conn, payload []byte, meta TransferMeta) error {
-	t, err := openTransfer(ctx, c, meta)
+	t, err := openTransfer(ctx, c, meta.whole(len(payload)))
 	if err != nil {
 		return err
 	}
-	stop := context.AfterFunc(ctx, t.Cancel)
-	defer stop()
+	if ctx.Done() != nil { // a context that cannot end needs no watcher
+		stop := context.AfterFunc(ctx, t.Cancel)
+		defer stop()
+	}
 	if _, err := t.Write(payload); err != nil {
 		return err
 	}

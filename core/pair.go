@@ -256,7 +256,7 @@ func (s *pairBound) connect(context.Context, string) error {
 }
 
 func (s *pairBound) send(ctx context.Context, payload []byte, meta TransferMeta) error {
-	t, err := s.open(ctx, meta)
+	t, err := s.open(ctx, meta.whole(len(payload)))
 	if err != nil {
 		return err
 	}

@@ -110,7 +110,7 @@ func refuseReportOrder(meta TransferMeta) error {
 // the transfer.
 func sendReporting(ctx context.Context, payload []byte, order ReportOrder,
 	open func(TransferMeta) (*OutgoingTransfer, error)) (*Cursors, error) {
-	meta := TransferMeta{Report: order}
+	meta := TransferMeta{Report: order}.whole(len(payload))
 	if err := checkReportOrder(meta); err != nil {
 		return nil, err
 	}

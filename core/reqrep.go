@@ -81,7 +81,7 @@ func (r *Requester) RequestWith(ctx context.Context, meta TransferMeta, payload 
 	if err := refuseReportOrder(meta); err != nil { // no Cursors come back: order through Open
 		return nil, IncomingMeta{}, err
 	}
-	out, reply, err := r.Open(ctx, meta)
+	out, reply, err := r.Open(ctx, meta.whole(len(payload)))
 	if err != nil {
 		return nil, IncomingMeta{}, err
 	}
@@ -100,12 +100,14 @@ func (r *Requester) Close() error {
 func reqrepExchange(ctx context.Context, out *OutgoingTransfer, reply *ReplyStream, payload []byte, maxReplyBytes int64) ([]byte, IncomingMeta, error) {
 	sender := reqrepSend(out, payload)
 	// Reply.Recv honours ctx itself; this also unblocks the body read and
-	// the request write.
-	stop := context.AfterFunc(ctx, func() {
-		sender.abort()
-		_ = reply.Close()
-	})
-	defer stop()
+	// the request write. A context that cannot end needs no watcher.
+	if ctx.Done() != nil {
+		stop := context.AfterFunc(ctx, func() {
+			sender.abort()
+			_ = reply.Close()
+		})
+		defer stop()
+	}
 
 	in, err := reply.Recv(ctx)
 	var body []byte

@@ -49,11 +49,14 @@ func (r *Request) ReplyWith(ctx context.Context, meta TransferMeta, payload []by
 		meta.Traceparent, _ = r.meta.Traceparent()
 		meta.Tracestate, _ = r.meta.Tracestate()
 	}
-	out, err := r.ex.Reply(meta)
+	out, err := r.ex.Reply(meta.whole(len(payload)))
 	if err != nil {
 		return err
 	}
-	stop := context.AfterFunc(ctx, out.Cancel)
+	stop := neverStops
+	if ctx.Done() != nil { // a context that cannot end needs no watcher
+		stop = context.AfterFunc(ctx, out.Cancel)
+	}
 	_, err = out.Write(payload)
 	if !stop() {
 		return errs.Wrap(errs.KindCanceled, ctx.Err(), "reply abandoned: the reply was reset")
@@ -79,3 +82,8 @@ func (r *Request) Canceled() <-chan struct{} { return r.ex.Canceled() }
 // requester sees NoReply (the request was taken and may have had an
 // effect). After an answer it does nothing.
 func (r *Request) Close() error { return r.ex.Close() }
+
+// neverStops stands in for the stop function of a context.AfterFunc that
+// was never registered: the watched context cannot end, so the work it
+// guarded was never interrupted.
+func neverStops() bool { return true }

@@ -26,6 +26,7 @@ type Subscriber struct {
 	mu      sync.Mutex
 	closed  bool
 	filters []string                     // in subscription order, distinct
+	limit   uint64                       // the standing credit grant (subscriber_credit.go)
 	conns   map[*transport.Conn]struct{} // connections the filters were announced on
 }
 
@@ -74,9 +75,12 @@ func (s *Subscriber) Subscribe(ctx context.Context, filter string) error {
 		}
 		s.filters = append(s.filters, filter)
 	}
-	conns := s.liveLocked()
+	conns, limit := s.liveLocked(), s.limit
 	s.mu.Unlock()
-	return subSend(ctx, conns, wire.KindSubscribe, []string{filter})
+	if err := subSend(ctx, conns, wire.KindSubscribe, []string{filter}); err != nil {
+		return err
+	}
+	return creditSend(ctx, conns, []string{filter}, limit)
 }
 
 // Unsubscribe removes filter and tells every live connection. An unknown
@@ -162,9 +166,12 @@ func (s *Subscriber) announce(ctx context.Context, c *transport.Conn) error {
 		return errEndpointClosed()
 	}
 	s.conns[c] = struct{}{}
-	filters := append([]string(nil), s.filters...)
+	filters, limit := append([]string(nil), s.filters...), s.limit
 	s.mu.Unlock()
-	return subSend(ctx, []*transport.Conn{c}, wire.KindSubscribe, filters)
+	if err := subSend(ctx, []*transport.Conn{c}, wire.KindSubscribe, filters); err != nil {
+		return err
+	}
+	return creditSend(ctx, []*transport.Conn{c}, filters, limit)
 }
 
 // liveLocked returns the announced connections still alive, forgetting

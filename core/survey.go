@@ -166,7 +166,7 @@ func (r *surveyRun) ask(c *transport.Conn) {
 // request opens the exchange and writes the whole request before the
 // deadline; the deadline cuts a write stalled by flow control short.
 func (r *surveyRun) request(c *transport.Conn) (*ReplyStream, bool) {
-	out, reply, err := openExchange(r.askCtx, c, TransferMeta{})
+	out, reply, err := openExchange(r.askCtx, c, TransferMeta{}.whole(len(r.payload)))
 	if err == nil {
 		cut := context.AfterFunc(r.askCtx, out.Cancel)
 		_, err = out.Write(r.payload)

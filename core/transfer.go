@@ -22,6 +22,9 @@ type TransferMeta struct {
 	HasContentLen bool
 	Traceparent   string // W3C traceparent, only when the application has one
 	Tracestate    string // W3C tracestate, forwarded unmodified
+	// Topic is the topic of a message sent to a queue (<= 256 bytes; a
+	// queue's consumers select on it). A Publisher sets its own.
+	Topic string
 	// Report orders a report from the receiver (see ReportOrder); the
 	// transfer's Cursors show it. Honoured where a transfer is opened
 	// (Open, OpenBi, a reply, SendReporting); SendWith and RequestWith hand
@@ -32,6 +35,16 @@ type TransferMeta struct {
 	// may not authorize on. Numbering then runs per producer and scope. The
 	// zero value names nobody: the producer is this side, proved by its key.
 	Producer Fingerprint
+}
+
+// whole is m for a whole payload of n bytes sent at once: it states the
+// advisory length (DATA key 1, PROTOCOL.md §8.3) unless the application
+// stated one, since a whole-payload send knows it before the first byte.
+func (m TransferMeta) whole(n int) TransferMeta {
+	if !m.HasContentLen {
+		m.ContentLen, m.HasContentLen = uint64(n), true
+	}
+	return m
 }
 
 // header builds the DATA header. The report order (keys 9-11) is written
@@ -53,6 +66,9 @@ func (m TransferMeta) header(endpoint string) wire.Data {
 	if m.Tracestate != "" {
 		d.Tracestate = wire.Some(m.Tracestate)
 	}
+	if m.Topic != "" {
+		d.Topic = wire.Some(m.Topic)
+	}
 	if m.Producer != (Fingerprint{}) {
 		d.Producer = wire.Some([wire.ProducerLen]byte(m.Producer))
 	}
@@ -65,15 +81,23 @@ func (m TransferMeta) header(endpoint string) wire.Data {
 // unfinished transfer without Cancel leaves its stream open: always Finish
 // or Cancel.
 type OutgoingTransfer struct {
-	out    *transport.OutStream
-	report atomic.Pointer[reportFeed] // the ordered report, until Cursors takes it
+	out      *transport.OutStream
+	report   atomic.Pointer[reportFeed] // the ordered report, until Cursors takes it
+	delivery Delivery                   // what Finish hands out (it succeeds once)
 }
 
 // newOutgoingTransfer wraps out; report is its ordered report, or nil.
 func newOutgoingTransfer(out *transport.OutStream, report *reportFeed) *OutgoingTransfer {
-	t := &OutgoingTransfer{out: out}
-	t.report.Store(report)
+	t := new(OutgoingTransfer)
+	t.init(out, report)
 	return t
+}
+
+// init sets up a zero OutgoingTransfer in place (one embedded in a larger
+// allocation).
+func (t *OutgoingTransfer) init(out *transport.OutStream, report *reportFeed) {
+	t.out = out
+	t.report.Store(report)
 }
 
 // Cursors hands out the view of the report this transfer ordered, once;
@@ -96,7 +120,10 @@ func (t *OutgoingTransfer) Finish() (*Delivery, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Delivery{receipt: r}, nil
+	// The transport refuses a second Finish, so the embedded Delivery is
+	// written once and no allocation is spent on it.
+	t.delivery.receipt = r
+	return &t.delivery, nil
 }
 
 // Cancel abandons the transfer (RESET_STREAM CANCELED); the reader sees
@@ -141,7 +168,8 @@ type IncomingMeta struct {
 	h       *wire.Data // the stream's decoded header, shared and never written
 	peer    Fingerprint
 	hasPeer bool
-	order   seqMark // what sequencing found (seqreceive.go)
+	conn    *transport.Conn // the carrying connection: its kernel-proved local peer (localbind.go)
+	order   seqMark         // what sequencing found (seqreceive.go)
 }
 
 // noHeader stands in for the header of a zero IncomingMeta.
@@ -157,7 +185,7 @@ func (m IncomingMeta) hdr() *wire.Data {
 
 func newIncomingMeta(c *transport.Conn, h *wire.Data) IncomingMeta {
 	fp, ok := c.Peer()
-	return IncomingMeta{h: h, peer: fp, hasPeer: ok}
+	return IncomingMeta{h: h, peer: fp, hasPeer: ok, conn: c}
 }
 
 // Endpoint is the path addressed; false on a reply half.
@@ -231,7 +259,16 @@ type IncomingTransfer struct {
 }
 
 func newIncomingTransfer(in *transport.InStream) *IncomingTransfer {
-	return &IncomingTransfer{in: in, meta: newIncomingMeta(in.Conn(), &in.Header)}
+	t := new(IncomingTransfer)
+	t.init(in)
+	return t
+}
+
+// init sets up a zero IncomingTransfer in place (one embedded in a larger
+// allocation, as an exchange's request half is).
+func (t *IncomingTransfer) init(in *transport.InStream) {
+	t.in = in
+	t.meta = newIncomingMeta(in.Conn(), &in.Header)
 }
 
 // Meta is the transfer's header and proved peer.
@@ -317,13 +354,14 @@ func openTransfer(ctx context.Context, c *transport.Conn, meta TransferMeta) (*O
 // openTransferAt opens a one-way transfer on c addressed to path, with the
 // report meta orders, if any.
 func openTransferAt(ctx context.Context, c *transport.Conn, path string, meta TransferMeta) (*OutgoingTransfer, error) {
-	h := meta.header(path)
-	report, err := orderReport(c, meta.Report, &h)
+	h := lendHeader(meta.header(path))
+	defer returnHeader(h)
+	report, err := orderReport(c, meta.Report, h)
 	if err != nil {
 		return nil, err
 	}
-	seqNumber(c, &h)
-	out, err := c.OpenUni(ctx, &h)
+	seqNumber(c, h)
+	out, err := c.OpenUni(ctx, h)
 	if err != nil {
 		report.cancel()
 		return nil, err

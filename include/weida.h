@@ -166,6 +166,8 @@ typedef uint64_t weida_istream_t;    /* an incoming streamed transfer */
 typedef uint64_t weida_reply_t;      /* the reply half of an opened exchange */
 typedef uint64_t weida_msg_t;        /* a whole received message and its meta */
 typedef uint64_t weida_op_t;         /* a pending _async operation */
+typedef uint64_t weida_cursors_t;    /* a sender's view of the report it ordered */
+typedef uint64_t weida_reporter_t;   /* a receiver's side of a report ordered of it */
 
 /* Completion of an _async call: fires exactly once on a library thread.
  * code is WEIDA_OK or a weida_code; a and b are the results the function
@@ -224,6 +226,26 @@ typedef struct weida_survey_counts {
     uint64_t replies; /* replies delivered: index them with weida_survey_reply */
 } weida_survey_counts_t;
 
+/* Completion levels a sender may order a report for (cursors). Levels are
+ * plain uint64_t because the space is open: 1..5 are the library's, 6..15
+ * are reserved for later protocol versions (ordering one is
+ * WEIDA_EPROTOCOL), and WEIDA_APPLICATION_FLOOR and above are the
+ * application's own stages, carried and never interpreted. */
+enum weida_level {
+    WEIDA_TRANSPORT_RECEIPT = 1, /* the receiver's transport holds the bytes */
+    WEIDA_ACCEPTED = 2,          /* a hop took responsibility in memory */
+    WEIDA_STORED = 3,            /* a store holds the bytes up to the offset */
+    WEIDA_REPLICATED = 4,        /* the bytes up to the offset are replicated */
+    WEIDA_PROCESSED = 5,         /* the consumer settled the bytes up to the offset */
+    WEIDA_APPLICATION_FLOOR = 16 /* the first level an application may name */
+};
+
+/* When a receiver writes its report. Any other mode is WEIDA_EPROTOCOL. */
+enum weida_report_mode {
+    WEIDA_PROGRESS = 0,  /* as levels advance, and the latest at the end (default) */
+    WEIDA_FINAL_ONLY = 1 /* exactly one offset per level, when the report ends */
+};
+
 /* Fields of a received message's meta (weida_meta_text / weida_meta_uint). */
 enum weida_meta_field {
     /* text */
@@ -235,10 +257,10 @@ enum weida_meta_field {
     WEIDA_META_TRACESTATE = 6,   /* W3C tracestate */
     /* numbers */
     WEIDA_META_CONTENT_LEN = 16, /* the sender's advisory length */
-    WEIDA_META_SEQUENCE = 17,    /* reserved: guarantees (EUNSUPPORTED for now) */
-    WEIDA_META_MISSED = 18,      /* reserved: guarantees (EUNSUPPORTED for now) */
-    WEIDA_META_REPORT_MODE = 19, /* reserved: cursors (EUNSUPPORTED for now) */
-    WEIDA_META_REPORT_ID = 20,   /* reserved: cursors (EUNSUPPORTED for now) */
+    WEIDA_META_SEQUENCE = 17,    /* number in its producer's sequence (per topic, else path) */
+    WEIDA_META_MISSED = 18,      /* numbers of that producer missed just before this one */
+    WEIDA_META_REPORT_MODE = 19, /* enum weida_report_mode of the report ordered */
+    WEIDA_META_REPORT_ID = 20,   /* the id the sender gave its report on the connection */
     WEIDA_META_SEGMENT = 21,     /* reserved: RADIO/DISH (EUNSUPPORTED for now) */
     WEIDA_META_LAYER = 22        /* reserved: RADIO/DISH (EUNSUPPORTED for now) */
 };
@@ -397,6 +419,9 @@ int weida_request_reply_async(weida_request_t req, const void *data, size_t len,
                               weida_done_fn cb, void *user, weida_op_t *op);
 /* Answers with a refusal: the asker sees WEIDA_EREJECTED. */
 int weida_request_refuse(weida_request_t req);
+/* The reporter of the report the asker ordered on its request, once: *out
+ * is 0 when it ordered nothing, and on every later call. */
+int weida_request_reporter(weida_request_t req, weida_reporter_t *out);
 
 /* ------------------------------------------------------------------------ */
 /* Push/Pull                                                                */
@@ -414,6 +439,28 @@ int weida_pusher_send_async(weida_pusher_t p, const void *data, size_t len,
  * receipt). Callback: a = ostream. */
 int weida_pusher_open(weida_pusher_t p, weida_ostream_t *out);
 int weida_pusher_open_async(weida_pusher_t p, weida_done_fn cb, void *user, weida_op_t *op);
+/* One message that orders a report from its puller: levels[nlevels] (any
+ * order, duplicates allowed; at most 16 distinct) and mode (enum
+ * weida_report_mode). *cursors shows how far the puller says the payload got,
+ * per level, with no exchange and no reply; it is 0 when nlevels is 0 (an
+ * empty order orders nothing). A reserved level or a bad mode is
+ * WEIDA_EPROTOCOL before anything is sent. Unlike weida_pusher_send it
+ * bypasses the outbox (the report belongs to the connection the message
+ * travels): with no live connection it waits for one. Returns once written
+ * with its FIN queued. Callback: a = cursors (or 0). */
+int weida_pusher_send_reporting(weida_pusher_t p, const void *data, size_t len,
+                                const uint64_t *levels, size_t nlevels, int mode,
+                                weida_cursors_t *cursors);
+int weida_pusher_send_reporting_async(weida_pusher_t p, const void *data, size_t len,
+                                      const uint64_t *levels, size_t nlevels, int mode,
+                                      weida_done_fn cb, void *user, weida_op_t *op);
+/* weida_pusher_open with a report order (as above); the stream's cursors
+ * come from weida_ostream_cursors. Callback: a = ostream. */
+int weida_pusher_open_reporting(weida_pusher_t p, const uint64_t *levels, size_t nlevels,
+                                int mode, weida_ostream_t *out);
+int weida_pusher_open_reporting_async(weida_pusher_t p, const uint64_t *levels,
+                                      size_t nlevels, int mode, weida_done_fn cb, void *user,
+                                      weida_op_t *op);
 int weida_pusher_peer_count(weida_pusher_t p, size_t *count);
 /* Outbox bodies dropped or lost before they could be written. */
 int weida_pusher_dropped(weida_pusher_t p, uint64_t *count);
@@ -422,6 +469,14 @@ int weida_pusher_dropped(weida_pusher_t p, uint64_t *count);
 int weida_puller_recv(weida_puller_t p, size_t max_bytes, weida_msg_t *out);
 int weida_puller_recv_async(weida_puller_t p, size_t max_bytes, weida_done_fn cb,
                             void *user, weida_op_t *op);
+/* weida_puller_recv that also hands over the reporter of the report the
+ * pusher ordered (*reporter = 0 when it ordered none). Report through it
+ * once the message is handled, then finish it. Callback: a = msg,
+ * b = reporter (or 0). */
+int weida_puller_recv_reporting(weida_puller_t p, size_t max_bytes, weida_msg_t *msg,
+                                weida_reporter_t *reporter);
+int weida_puller_recv_reporting_async(weida_puller_t p, size_t max_bytes, weida_done_fn cb,
+                                      void *user, weida_op_t *op);
 /* The next message unread, for payloads too large to hold.
  * Callback: a = istream. */
 int weida_puller_recv_stream(weida_puller_t p, weida_istream_t *out);
@@ -504,10 +559,28 @@ int weida_paired_send_async(weida_paired_t p, const void *data, size_t len, weid
 /* Callback: a = ostream. */
 int weida_paired_open(weida_paired_t p, weida_ostream_t *out);
 int weida_paired_open_async(weida_paired_t p, weida_done_fn cb, void *user, weida_op_t *op);
+/* As weida_pusher_send_reporting / weida_pusher_open_reporting, toward the
+ * other end. Callback: a = cursors (or 0); a = ostream. */
+int weida_paired_send_reporting(weida_paired_t p, const void *data, size_t len,
+                                const uint64_t *levels, size_t nlevels, int mode,
+                                weida_cursors_t *cursors);
+int weida_paired_send_reporting_async(weida_paired_t p, const void *data, size_t len,
+                                      const uint64_t *levels, size_t nlevels, int mode,
+                                      weida_done_fn cb, void *user, weida_op_t *op);
+int weida_paired_open_reporting(weida_paired_t p, const uint64_t *levels, size_t nlevels,
+                                int mode, weida_ostream_t *out);
+int weida_paired_open_reporting_async(weida_paired_t p, const uint64_t *levels,
+                                      size_t nlevels, int mode, weida_done_fn cb, void *user,
+                                      weida_op_t *op);
 /* Callback: a = msg. */
 int weida_paired_recv(weida_paired_t p, size_t max_bytes, weida_msg_t *out);
 int weida_paired_recv_async(weida_paired_t p, size_t max_bytes, weida_done_fn cb, void *user,
                             weida_op_t *op);
+/* As weida_puller_recv_reporting. Callback: a = msg, b = reporter (or 0). */
+int weida_paired_recv_reporting(weida_paired_t p, size_t max_bytes, weida_msg_t *msg,
+                                weida_reporter_t *reporter);
+int weida_paired_recv_reporting_async(weida_paired_t p, size_t max_bytes, weida_done_fn cb,
+                                      void *user, weida_op_t *op);
 /* Callback: a = istream. */
 int weida_paired_recv_stream(weida_paired_t p, weida_istream_t *out);
 int weida_paired_recv_stream_async(weida_paired_t p, weida_done_fn cb, void *user,
@@ -581,6 +654,9 @@ int weida_ostream_finish(weida_ostream_t o);
 int weida_ostream_finish_async(weida_ostream_t o, weida_done_fn cb, void *user, weida_op_t *op);
 /* Resets the stream: the reader sees Canceled, never a complete payload. */
 int weida_ostream_cancel(weida_ostream_t o);
+/* The cursors of the report the stream ordered, once: *out is 0 when it
+ * ordered nothing, and on every later call. */
+int weida_ostream_cursors(weida_ostream_t o, weida_cursors_t *out);
 
 /* Reads up to cap bytes into buf (cap bounds one piece, not the payload);
  * at the end *n = 0 and the result is WEIDA_END. Callback: a = n (code
@@ -592,12 +668,74 @@ int weida_istream_read_async(weida_istream_t i, void *buf, size_t cap, weida_don
 int weida_istream_collect(weida_istream_t i, size_t max_bytes, weida_msg_t *out);
 int weida_istream_collect_async(weida_istream_t i, size_t max_bytes, weida_done_fn cb,
                                 void *user, weida_op_t *op);
+/* The reporter of the report the sender ordered, once: *out is 0 when it
+ * ordered nothing, and on every later call. */
+int weida_istream_reporter(weida_istream_t i, weida_reporter_t *out);
 
 /* Waits for the reply half of an opened exchange: the replier's ERROR is
  * its code; a loss while waiting is WEIDA_EINDETERMINATE. Callback:
  * a = istream. */
 int weida_reply_recv(weida_reply_t r, weida_istream_t *out);
 int weida_reply_recv_async(weida_reply_t r, weida_done_fn cb, void *user, weida_op_t *op);
+
+/* ------------------------------------------------------------------------ */
+/* Cursors and reporters                                                    */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A sender that ordered a report watches its cursors: per ordered level, the
+ * highest payload offset the receiver reported. Offsets are absolute (bytes
+ * [0, offset) reached the level), so a repeated or late record changes
+ * nothing, and a level nobody reports stays absent. The report ends when
+ * the receiver finishes it, when its stream is reset or when the
+ * connection ends; none of these is an error, and they are not told apart.
+ * A receiver that reports nothing opens nothing, so a report may also stay
+ * silent until the connection ends: wait with a deadline, and close the
+ * cursors once they no longer matter (closing stops the receiver's report
+ * silently; a blocked wait returns WEIDA_ECANCELED).
+ */
+
+/* Waits until the cursors moved since the last change this handle returned:
+ * WEIDA_OK (read them with weida_cursors_snapshot), WEIDA_END once the
+ * report ended and every change was returned (no more will come), or
+ * WEIDA_ETIMEDOUT when seconds passed first (the report goes on). Unlike
+ * other deadlines, a negative seconds waits without one. One wait runs at a
+ * time per handle; others queue. Callback: code as above, a = b = 0. */
+int weida_cursors_changed(weida_cursors_t c, double seconds);
+int weida_cursors_changed_async(weida_cursors_t c, double seconds, weida_done_fn cb,
+                                void *user, weida_op_t *op);
+/* The highest offset reported for level; *present = 0 when the level was
+ * not ordered or nobody reported it yet. */
+int weida_cursors_offset(weida_cursors_t c, uint64_t level, uint64_t *offset, int *present);
+/* The levels reported so far, ascending, and their offsets: parallel
+ * arrays of cap entries each. *n receives how many there are; when cap is
+ * too small what fits is written and the result is WEIDA_ETRUNCATED. The
+ * arrays may be NULL when cap is 0, to ask for the count. */
+int weida_cursors_snapshot(weida_cursors_t c, uint64_t *levels, uint64_t *offsets, size_t cap,
+                           size_t *n);
+
+/*
+ * A receiver answers an order with its reporter (from recv_reporting,
+ * weida_istream_reporter or weida_request_reporter). Nothing here waits:
+ * records go out in the background, best effort (a sender that stopped
+ * listening, or a lost connection, ends the report and later calls change
+ * nothing). Always finish a reporter: the sender sees its report end only
+ * then. Closing an unfinished reporter finishes it.
+ */
+
+/* States that payload bytes [0, offset) reached level. A level the sender did
+ * not order is ignored, not refused, and so is an offset not beyond the
+ * level's last. After weida_reporter_finish: WEIDA_ENOREPLY; an offset above
+ * 2^62-1: WEIDA_EPROTOCOL. */
+int weida_reporter_report(weida_reporter_t r, uint64_t level, uint64_t offset);
+/* Ends the report: the latest offset of every reported level goes out, then
+ * the end. A second finish is WEIDA_ENOREPLY. */
+int weida_reporter_finish(weida_reporter_t r);
+/* The levels the sender ordered, ascending, under the rule of
+ * weida_cursors_snapshot (at most 16). */
+int weida_reporter_levels(weida_reporter_t r, uint64_t *levels, size_t cap, size_t *n);
+/* The mode the sender asked for (enum weida_report_mode). */
+int weida_reporter_mode(weida_reporter_t r, int *mode);
 
 /* ------------------------------------------------------------------------ */
 /* Messages and meta                                                        */
@@ -612,6 +750,11 @@ int weida_msg_data(weida_msg_t m, const void **data, size_t *len);
 int weida_meta_text(weida_handle_t h, int field, char *buf, size_t cap, size_t *needed,
                     int *present);
 int weida_meta_uint(weida_handle_t h, int field, uint64_t *value, int *present);
+/* The levels of the report the sender ordered, ascending, under the rule of
+ * weida_cursors_snapshot; *present = 0 when it ordered nothing. The mode and
+ * id are WEIDA_META_REPORT_MODE and WEIDA_META_REPORT_ID. */
+int weida_meta_report_levels(weida_handle_t h, uint64_t *levels, size_t cap, size_t *n,
+                             int *present);
 
 #endif /* WEIDA_BUILDING_LIBRARY */
 

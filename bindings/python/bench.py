@@ -5,16 +5,28 @@ on loopback, one connection established before the clock starts.
     python bench.py [--n N]
 
   reqrep-1KiB    one 1 KiB request and its 1 KiB echo, one after another:
-                 median and mean round trip (µs)
+                 median, p99 and mean round trip (µs)
   push-64B       64-byte messages, the clock stopped once the puller has
                  read them all (msgs/s); asyncio also with 64 sends in flight
 
 The echo server and the draining puller are weida.sync threads in every
 case, so the surfaces differ only on the measured (client) side.
+
+Besides its human-readable lines it prints one JSON line per surface and
+workload, the form tests/bench (build/bench.sh) reads beside the Node
+binding's:
+
+    {"surface": "python-sync"|"python-asyncio", "workload": "reqrep_1k"|"push_64b",
+     "median_us": ..., "p99_us": ..., "msgs_per_s": ...}
+
+(median_us and p99_us are null for push_64b, whose messages are not timed
+one by one).
 """
 
 import argparse
 import asyncio
+import json
+import math
 import statistics
 import threading
 import time
@@ -26,13 +38,14 @@ KIB = 1 << 10
 WINDOW = 64
 
 
-def serve(n_requests: int, n_messages: int):
+def serve(n_requests: int, milestones: list):
     """An echo replier and a draining puller on threads; returns their URLs
-    and an event set once the puller has read n_messages."""
+    and, per milestone, an event set once the puller has read that many
+    messages in all."""
     runtime = weida.sync.Runtime()
     binding = runtime.bind("127.0.0.1:0", weida.Identity.generate())
     replier, puller = binding.replier("/echo"), binding.puller("/sink")
-    drained = threading.Event()
+    drained = [threading.Event() for _ in milestones]
 
     def echo():
         for _ in range(n_requests):
@@ -40,17 +53,35 @@ def serve(n_requests: int, n_messages: int):
             request.reply(request.payload)
 
     def drain():
-        for _ in range(n_messages):
-            puller.recv(KIB)
-        drained.set()
+        read = 0
+        for milestone, event in zip(milestones, drained):
+            for _ in range(milestone - read):
+                puller.recv(KIB)
+            read = milestone
+            event.set()
 
     threading.Thread(target=echo, daemon=True).start()
     threading.Thread(target=drain, daemon=True).start()
     return (runtime, binding, replier, puller), binding.url("/echo"), binding.url("/sink"), drained
 
 
-def report(name: str, rtts: list) -> None:
-    print(f"{name:28s} median {statistics.median(rtts) * 1e6:8.1f} µs   mean {statistics.mean(rtts) * 1e6:8.1f} µs")
+def figures(surface: str, workload: str, median_us=None, p99_us=None, msgs_per_s=None) -> None:
+    """One JSON line for tests/bench."""
+    line = {"surface": surface, "workload": workload, "median_us": median_us, "p99_us": p99_us, "msgs_per_s": msgs_per_s}
+    print(json.dumps(line), flush=True)
+
+
+def p99(values: list) -> float:
+    """The nearest-rank 99th percentile, as tests/bench computes Go's."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(0.99 * len(ordered)) - 1)]
+
+
+def report(surface: str, name: str, rtts: list) -> None:
+    median, tail = statistics.median(rtts) * 1e6, p99(rtts) * 1e6
+    print(f"{name:28s} median {median:8.1f} µs   p99 {tail:8.1f} µs   "
+          f"mean {statistics.mean(rtts) * 1e6:8.1f} µs")
+    figures(surface, "reqrep_1k", median_us=median, p99_us=tail, msgs_per_s=len(rtts) / sum(rtts))
 
 
 def rate(name: str, n: int, seconds: float) -> None:
@@ -58,7 +89,7 @@ def rate(name: str, n: int, seconds: float) -> None:
 
 
 def bench_sync(n: int) -> None:
-    keep, echo_url, sink_url, drained = serve(n + 1, n + 1)
+    keep, echo_url, sink_url, (drained,) = serve(n + 1, [n + 1])
     client = weida.sync.Runtime()
     requester = client.requester(weida.Trust.by_address())
     requester.connect(echo_url)
@@ -69,7 +100,7 @@ def bench_sync(n: int) -> None:
         start = time.perf_counter()
         requester.request(body, KIB)
         rtts.append(time.perf_counter() - start)
-    report("sync reqrep-1KiB", rtts)
+    report("python-sync", "sync reqrep-1KiB", rtts)
 
     pusher = client.pusher(weida.Trust.by_address())
     pusher.connect(sink_url)
@@ -79,11 +110,15 @@ def bench_sync(n: int) -> None:
     for _ in range(n):
         pusher.send(small)
     drained.wait()
-    rate("sync push-64B", n, time.perf_counter() - start)
+    seconds = time.perf_counter() - start
+    rate("sync push-64B", n, seconds)
+    figures("python-sync", "push_64b", msgs_per_s=n / seconds)
 
 
 async def bench_asyncio(n: int) -> None:
-    keep, echo_url, sink_url, drained = serve(n + 1, 1 + n + n // WINDOW * WINDOW)
+    windowed = n // WINDOW * WINDOW
+    keep, echo_url, sink_url, (sequential_drained, drained) = serve(n + 1, [1 + n, 1 + n + windowed])
+    loop = asyncio.get_running_loop()
     client = weida.Runtime()
     requester = client.requester(weida.Trust.by_address())
     await requester.connect(echo_url)
@@ -94,7 +129,7 @@ async def bench_asyncio(n: int) -> None:
         start = time.perf_counter()
         await requester.request(body, KIB)
         rtts.append(time.perf_counter() - start)
-    report("asyncio reqrep-1KiB", rtts)
+    report("python-asyncio", "asyncio reqrep-1KiB", rtts)
 
     pusher = client.pusher(weida.Trust.by_address())
     await pusher.connect(sink_url)
@@ -103,19 +138,24 @@ async def bench_asyncio(n: int) -> None:
     start = time.perf_counter()
     for _ in range(n):
         await pusher.send(small)
+    await loop.run_in_executor(None, sequential_drained.wait)
     sequential = time.perf_counter() - start
     rate("asyncio push-64B", n, sequential)
+    figures("python-asyncio", "push_64b", msgs_per_s=n / sequential)
     start = time.perf_counter()
     for _ in range(n // WINDOW):
         await asyncio.gather(*(pusher.send(small) for _ in range(WINDOW)))
-    await asyncio.get_running_loop().run_in_executor(None, drained.wait)
-    rate(f"asyncio push-64B x{WINDOW}", n // WINDOW * WINDOW, time.perf_counter() - start)
+    await loop.run_in_executor(None, drained.wait)
+    if windowed:  # a run shorter than one window has no windowed figure
+        rate(f"asyncio push-64B x{WINDOW}", windowed, time.perf_counter() - start)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=3000, help="operations per figure")
     n = ap.parse_args().n
+    if n < 1:
+        ap.error(f"--n must be at least 1, got {n}")
     bench_sync(n)
     asyncio.run(bench_asyncio(n))
 

@@ -68,6 +68,10 @@ type Config struct {
 	// MaxConnectionsPerPeer bounds accepted connections per proved
 	// fingerprint per listener (default 64); anonymous ones are not counted.
 	MaxConnectionsPerPeer int
+	// DatagramReceiveBytes is datagram_receive_bytes: 0 turns datagram flows
+	// off (no capability 1 in HELLO, no QUIC datagram parameter);
+	// DefaultDatagramReceiveBytes (64 KiB) is the documented "on" value.
+	DatagramReceiveBytes int
 }
 
 // NewConfig returns the default configuration with core guarantee sets.
@@ -89,6 +93,9 @@ func (c Config) hello() wire.Hello {
 	h.MaxTransfers = uint64(c.Limits.MaxConcurrentUniStreams)
 	h.Offered = c.Offered
 	h.Required = c.Required
+	if c.DatagramReceiveBytes > 0 {
+		h.Capabilities = append(h.Capabilities, wire.CapabilityDatagram)
+	}
 	return h
 }
 
@@ -105,6 +112,7 @@ func (c Config) quicConfig(dialling bool) *quic.Config {
 		MaxConnectionReceiveWindow:     l.ConnectionReceiveWindow,
 		MaxIncomingStreams:             l.MaxConcurrentBidiStreams,
 		MaxIncomingUniStreams:          l.MaxConcurrentUniStreams,
+		EnableDatagrams:                c.DatagramReceiveBytes > 0,
 	}
 	if dialling {
 		qc.KeepAlivePeriod = l.KeepAlive

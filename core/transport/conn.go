@@ -19,9 +19,11 @@ import (
 // silently drops a close whose reason does not fit (spec README).
 const maxReasonLen = 180
 
-// Conn is one negotiated weida connection over QUIC.
+// Conn is one negotiated weida connection, over QUIC or over a local
+// transport (local.go).
 type Conn struct {
-	qc       *quic.Conn
+	qc       *quic.Conn // nil on a local transport
+	local    localLink  // nil on QUIC
 	cfg      Config
 	dialling bool
 	path     string // the dialled endpoint path; empty on accepted connections
@@ -45,6 +47,18 @@ type Conn struct {
 	wg        sync.WaitGroup
 }
 
+// newLocalConn wraps a local link; path is the dialled path (empty when
+// accepted). Its receipts never see a qlog event: they resolve at Finish.
+func newLocalConn(l localLink, cfg Config, dialling bool, path string, h Handler) *Conn {
+	return &Conn{
+		local: l, cfg: cfg, dialling: dialling, path: path, handler: h,
+		receipts:   newReceiptTracker(dialling),
+		negotiated: make(chan struct{}),
+		done:       make(chan struct{}),
+		reports:    cursor.NewRegistry[ReportSink](0),
+	}
+}
+
 func newConn(qc *quic.Conn, cfg Config, dialling bool, h Handler, rt *receiptTracker) *Conn {
 	c := &Conn{
 		qc: qc, cfg: cfg, dialling: dialling, handler: h, receipts: rt,
@@ -62,10 +76,14 @@ func newConn(qc *quic.Conn, cfg Config, dialling bool, h Handler, rt *receiptTra
 // negotiation succeeded, failed or ctx ended; on failure the connection is
 // closed and the error says why.
 func (c *Conn) start(ctx context.Context) error {
-	c.wg.Add(3)
-	go c.watchClose()
-	go c.acceptUni()
-	go c.acceptBidi()
+	if c.local != nil {
+		c.startLocal()
+	} else {
+		c.wg.Add(3)
+		go c.watchClose()
+		go c.acceptUni()
+		go c.acceptBidi()
+	}
 	if err := c.sendHello(); err != nil {
 		c.closeWith(wire.CodeInternal, "could not send HELLO")
 		return lossError(err)
@@ -90,6 +108,9 @@ func (c *Conn) start(ctx context.Context) error {
 }
 
 func (c *Conn) sendHello() error {
+	if c.local != nil {
+		return c.sendLocalHello()
+	}
 	s, err := c.qc.OpenUniStream()
 	if err != nil {
 		return err
@@ -116,6 +137,9 @@ func (c *Conn) onHello(hdr []byte) {
 		return
 	}
 	ours := c.cfg.hello()
+	if c.local != nil {
+		ours = c.localHello()
+	}
 	agreed, err := wire.Negotiate(&ours, &theirs)
 	if err != nil {
 		c.negErr = errs.Wrap(errs.KindNegotiation, err, "")
@@ -165,6 +189,10 @@ func (c *Conn) closeWith(code wire.AppCode, reason string) {
 	if len(reason) > maxReasonLen {
 		reason = reason[:maxReasonLen]
 	}
+	if c.local != nil {
+		c.local.close(code, reason)
+		return
+	}
 	_ = c.qc.CloseWithError(quic.ApplicationErrorCode(code), reason)
 }
 
@@ -210,9 +238,36 @@ func (c *Conn) Path() string { return c.path }
 // Dialling reports whether this side dialled the connection.
 func (c *Conn) Dialling() bool { return c.dialling }
 
-// LocalAddr and RemoteAddr are the UDP addresses of the connection.
-func (c *Conn) LocalAddr() string  { return c.qc.LocalAddr().String() }
-func (c *Conn) RemoteAddr() string { return c.qc.RemoteAddr().String() }
+// LocalAddr and RemoteAddr are the UDP addresses of the connection; on a
+// local transport, the bus name or socket path.
+func (c *Conn) LocalAddr() string {
+	if c.local != nil {
+		a, _ := c.local.addrs()
+		return a
+	}
+	return c.qc.LocalAddr().String()
+}
+
+// RemoteAddr: see LocalAddr.
+func (c *Conn) RemoteAddr() string {
+	if c.local != nil {
+		_, a := c.local.addrs()
+		return a
+	}
+	return c.qc.RemoteAddr().String()
+}
+
+// IsLocal reports whether the connection runs over a local transport.
+func (c *Conn) IsLocal() bool { return c.local != nil }
+
+// LocalPeer is the principal the kernel proved for a local socket peer;
+// false over QUIC and in process.
+func (c *Conn) LocalPeer() (LocalPeer, bool) {
+	if c.local == nil {
+		return LocalPeer{}, false
+	}
+	return c.local.peer()
+}
 
 // OutstandingReceipts returns the receipts of outgoing halves (finished or
 // still open) that have not resolved yet; drain waits on them.

@@ -88,6 +88,9 @@ func (ct *creditTracker) consumedLocked() bool {
 // stream this side opened (see creditTracker), the connection ended, or ctx
 // ended. A graceful close calls it before closing.
 func (c *Conn) AwaitPeerConsumed(ctx context.Context) error {
+	if c.local != nil {
+		return c.local.awaitConsumed(ctx)
+	}
 	ct := &c.receipts.credit
 	for {
 		ct.mu.Lock()

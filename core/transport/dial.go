@@ -19,11 +19,21 @@ const cryptoNoALPN = 0x178
 // fingerprint overrides it), presents id when not nil, runs the HELLO
 // exchange and returns only a negotiated connection. h receives what the
 // peer opens toward us (fan-out copies, cursors).
+//
+// Local addresses (weida+inproc://, weida+unix://) are dialled over their
+// transport; trust and id do not apply there: the kernel proves a socket
+// peer, and an in-process peer is this process.
 func Dial(ctx context.Context, addr identity.Address, trust identity.Trust, id *identity.Identity, cfg Config, h Handler) (*Conn, error) {
-	if addr.Scheme != identity.SchemeQUIC {
-		return nil, errs.New(errs.KindInvalidAddress, "%s: only weida:// addresses are dialled over QUIC", addr)
-	}
 	cfg = cfg.withDefaults()
+	switch addr.Scheme {
+	case identity.SchemeQUIC:
+	case identity.SchemeInproc:
+		return dialInproc(ctx, addr, cfg, h)
+	case identity.SchemeUnix:
+		return dialUnix(ctx, addr, cfg, h)
+	default:
+		return nil, errs.New(errs.KindInvalidAddress, "%s: the scheme %s is not supported", addr, addr.Scheme)
+	}
 	tlsConf, verification, err := identity.ClientConfig(addr, trust, id, wire.ALPN)
 	if err != nil {
 		return nil, err

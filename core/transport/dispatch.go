@@ -54,7 +54,7 @@ func (c *Conn) acceptBidi() {
 
 // serveUni reads a uni stream's preamble, parks it until negotiation (unless
 // it is the HELLO), then reads the header and dispatches by kind.
-func (c *Conn) serveUni(s *quic.ReceiveStream) {
+func (c *Conn) serveUni(s recvHalf) {
 	defer c.wg.Done()
 	p, err := c.readPreamble(s)
 	if err != nil {
@@ -95,7 +95,7 @@ const maxHeaderOnlyTrailer = 4096
 // header are unspecified and ignored (PROTOCOL.md §6.2), but the FIN must be
 // read: quic-go returns the stream's credit to the peer only once the stream
 // completed, so an unread FIN would leak one stream of the peer's budget.
-func finishHeaderOnly(s *quic.ReceiveStream) {
+func finishHeaderOnly(s recvHalf) {
 	var buf [512]byte
 	read := 0
 	for read <= maxHeaderOnlyTrailer {
@@ -110,7 +110,7 @@ func finishHeaderOnly(s *quic.ReceiveStream) {
 
 // dispatchUni decodes a uni stream's header by kind and hands it on. Each
 // kind has its own function so the per-stream goroutine keeps a small stack.
-func (c *Conn) dispatchUni(kind wire.Kind, hdr []byte, s *quic.ReceiveStream) {
+func (c *Conn) dispatchUni(kind wire.Kind, hdr []byte, s recvHalf) {
 	var err error
 	switch kind {
 	case wire.KindData:
@@ -133,7 +133,7 @@ func (c *Conn) dispatchUni(kind wire.Kind, hdr []byte, s *quic.ReceiveStream) {
 	}
 }
 
-func (c *Conn) dispatchData(hdr []byte, s *quic.ReceiveStream) error {
+func (c *Conn) dispatchData(hdr []byte, s recvHalf) error {
 	d, err := wire.DecodeData(hdr)
 	if err == nil {
 		err = d.CheckInitiating()
@@ -163,7 +163,7 @@ func (c *Conn) dispatchCredit(hdr []byte) error {
 	return nil
 }
 
-func (c *Conn) dispatchCursor(hdr []byte, s *quic.ReceiveStream) error {
+func (c *Conn) dispatchCursor(hdr []byte, s recvHalf) error {
 	head, err := wire.DecodeCursorHead(hdr)
 	if err != nil {
 		return err
@@ -172,14 +172,12 @@ func (c *Conn) dispatchCursor(hdr []byte, s *quic.ReceiveStream) error {
 	return nil
 }
 
-// dispatchFlow: this build never lists the datagram capability, so a FLOW
-// stream is a violation (PROTOCOL.md §8.7 rule 1).
-func (c *Conn) dispatchFlow(hdr []byte, s *quic.ReceiveStream) error {
-	if !c.agreed.Datagrams {
-		return &wire.ViolationError{Reason: "FLOW stream without agreed datagrams"}
-	}
-	if _, err := wire.DecodeFlow(hdr); err != nil {
-		return err
+// dispatchFlow serves a FLOW stream for the flow's whole life (flow.go).
+// Local transports would carry the datagrams inside the stream (PROTOCOL.md
+// §12); this build does not, so a local FLOW is refused UNSUPPORTED.
+func (c *Conn) dispatchFlow(hdr []byte, s recvHalf) error {
+	if qs, ok := s.(*quic.ReceiveStream); ok {
+		return c.serveFlow(hdr, qs)
 	}
 	s.CancelRead(quic.StreamErrorCode(wire.CodeUnsupported))
 	return nil
@@ -277,7 +275,7 @@ func kindName(k wire.Kind) string {
 }
 
 // CursorStream is an inbound CURSOR stream after its head header.
-type CursorStream struct{ s *quic.ReceiveStream }
+type CursorStream struct{ s recvHalf }
 
 // Read reads raw cursor record bytes; io.EOF marks the FIN.
 func (cs *CursorStream) Read(p []byte) (int, error) {

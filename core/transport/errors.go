@@ -32,6 +32,10 @@ func refusalError(code uint64, what string) error {
 	return errs.New(errs.KindTransport, "%s: stream ended with code %s", what, wire.AppCode(code))
 }
 
+// errWriteAfterFinish is a local stream's answer to a write after its FIN;
+// the stream types never make one.
+var errWriteAfterFinish = errors.New("write after the stream was finished")
+
 // lossError classifies a connection-level error into ConnectionLost with its
 // cause, or a more specific kind (negotiation, protocol, limits).
 func lossError(err error) *errs.Error {
@@ -40,7 +44,10 @@ func lossError(err error) *errs.Error {
 	var reset *quic.StatelessResetError
 	var hsTimeout *quic.HandshakeTimeoutError
 	var tErr *quic.TransportError
+	var classified *errs.Error
 	switch {
+	case errors.As(err, &classified):
+		return classified
 	case errors.As(err, &appErr):
 		cause := errs.CausePeerClosed
 		who := "the peer closed the connection"

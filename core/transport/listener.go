@@ -16,12 +16,14 @@ import (
 	"github.com/weida-go/weida/core/wire"
 )
 
-// Listener accepts weida connections on one UDP address.
+// Listener accepts weida connections on one UDP address, or on a local
+// transport's address (an in-process bus, a unix socket).
 type Listener struct {
 	cfg     Config
-	udp     net.PacketConn
+	udp     net.PacketConn // QUIC only, as are tr and ln
 	tr      *quic.Transport
 	ln      *quic.Listener
+	local   localBinder // local transports only
 	handler Handler
 
 	mu       sync.Mutex
@@ -62,8 +64,82 @@ func Listen(addr string, tlsConf *tls.Config, cfg Config, h Handler) (*Listener,
 	return l, nil
 }
 
-// Addr is the bound UDP address (with the real port when 0 was asked for).
-func (l *Listener) Addr() *net.UDPAddr { return l.udp.LocalAddr().(*net.UDPAddr) }
+// localBinder is a bound local address that hands over dialled links.
+type localBinder interface {
+	// accept returns the next dialled link; an error means unbound.
+	accept() (localLink, error)
+	close()
+	addr() string
+	scheme() identity.Scheme
+}
+
+// listenLocal serves the links b accepts.
+func listenLocal(b localBinder, cfg Config, h Handler) *Listener {
+	l := &Listener{cfg: cfg.withDefaults(), local: b, handler: h,
+		conns: make(map[*Conn]struct{}), perPeer: make(map[identity.Fingerprint]int)}
+	l.wg.Add(1)
+	go l.acceptLocalLoop()
+	return l
+}
+
+// Addr is the bound UDP address (with the real port when 0 was asked for);
+// nil on a local transport (see LocalName).
+func (l *Listener) Addr() *net.UDPAddr {
+	if l.udp == nil {
+		return nil
+	}
+	return l.udp.LocalAddr().(*net.UDPAddr)
+}
+
+// LocalName is the bus name or socket path of a local listener; empty
+// over QUIC.
+func (l *Listener) LocalName() string {
+	if l.local == nil {
+		return ""
+	}
+	return l.local.addr()
+}
+
+// LocalAddress is the dialling address of path on a local listener; false
+// over QUIC.
+func (l *Listener) LocalAddress(path string) (identity.Address, bool) {
+	if l.local == nil {
+		return identity.Address{}, false
+	}
+	a := identity.Address{Scheme: l.local.scheme(), Path: path}
+	if a.Scheme == identity.SchemeInproc {
+		a.Bus = l.local.addr()
+	} else {
+		a.SocketPath = l.local.addr()
+	}
+	return a, true
+}
+
+func (l *Listener) acceptLocalLoop() {
+	defer l.wg.Done()
+	for {
+		link, err := l.local.accept()
+		if err != nil {
+			return
+		}
+		c := newLocalConn(link, l.cfg, false, "", l.handler)
+		if code, reason, ok := l.admit(c); !ok {
+			link.close(code, reason)
+			continue
+		}
+		l.wg.Add(1)
+		go l.serve(c)
+	}
+}
+
+// serve runs an admitted connection until it ends.
+func (l *Listener) serve(c *Conn) {
+	defer l.wg.Done()
+	_ = c.start(context.Background())
+	<-c.Done()
+	c.wg.Wait()
+	l.release(c)
+}
 
 func (l *Listener) acceptLoop() {
 	defer l.wg.Done()
@@ -82,13 +158,7 @@ func (l *Listener) acceptLoop() {
 			continue
 		}
 		l.wg.Add(1)
-		go func() {
-			defer l.wg.Done()
-			_ = c.start(context.Background())
-			<-c.Done()
-			c.wg.Wait()
-			l.release(c)
-		}()
+		go l.serve(c)
 	}
 }
 
@@ -151,11 +221,17 @@ func (l *Listener) StopAdmission() {
 // their goroutines.
 func (l *Listener) Close(code wire.AppCode, reason string) {
 	l.StopAdmission()
-	_ = l.ln.Close()
+	if l.local != nil {
+		l.local.close()
+	} else {
+		_ = l.ln.Close()
+	}
 	for _, c := range l.Conns() {
 		c.closeWith(code, reason)
 	}
 	l.wg.Wait()
-	_ = l.tr.Close()
-	_ = l.udp.Close()
+	if l.local == nil {
+		_ = l.tr.Close()
+		_ = l.udp.Close()
+	}
 }

@@ -122,7 +122,9 @@ func (t *receiptTracker) finish(r *Receipt, size int64) {
 	r.checkLocked()
 }
 
-// settle resolves r with err (nil never: use finish) and stops tracking it.
+// settle resolves r with err and stops tracking it. Over QUIC err is never
+// nil (acknowledgements resolve through finish); a local transport, whose
+// FIN in the peer's buffer is the receipt, settles with nil.
 func (t *receiptTracker) settle(r *Receipt, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()

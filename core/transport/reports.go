@@ -55,11 +55,10 @@ func (c *Conn) OpenCursor(ctx context.Context, id uint64) (*CursorWriter, error)
 	if err := c.Err(); err != nil {
 		return nil, err
 	}
-	s, err := c.qc.OpenUniStreamSync(ctx)
+	s, err := c.openUniStream(ctx)
 	if err != nil {
-		return nil, openError(ctx, err)
+		return nil, err
 	}
-	c.receipts.credit.countOpened(streamUni)
 	head := wire.CursorHead{ReportID: id}
 	return &CursorWriter{s: s, head: wire.AppendFrame(make([]byte, 0, 32), wire.KindCursor, &head)}, nil
 }
@@ -68,7 +67,7 @@ func (c *Conn) OpenCursor(ctx context.Context, id uint64) (*CursorWriter, error)
 // until Close (FIN). It has no transport receipt: a report is not a
 // transfer, and drain does not wait for one.
 type CursorWriter struct {
-	s    *quic.SendStream
+	s    cursorSink
 	head []byte // the preamble and head header, until the first write
 }
 

@@ -13,20 +13,6 @@ import (
 	"github.com/weida-go/weida/core/wire"
 )
 
-// sendHalf is what both *quic.SendStream and *quic.Stream offer a writer.
-type sendHalf interface {
-	io.Writer
-	Close() error
-	CancelWrite(quic.StreamErrorCode)
-	StreamID() quic.StreamID
-}
-
-// recvHalf is what both *quic.ReceiveStream and *quic.Stream offer a reader.
-type recvHalf interface {
-	io.Reader
-	CancelRead(quic.StreamErrorCode)
-}
-
 // OutStream is one outgoing stream half: a header already written, then
 // payload until Finish (FIN) or Cancel (RESET). Writes go straight to QUIC:
 // no goroutine hop and no lock on the payload path. Write, Finish and Cancel
@@ -123,11 +109,32 @@ func (o *OutStream) Finish() (*Receipt, error) {
 		}
 	}
 	o.state = outFinished
+	if o.c.local != nil {
+		return o.finishLocal()
+	}
 	o.receipt.tracker.finish(o.receipt, o.written)
 	if err := o.s.Close(); err != nil {
 		e := errs.Wrap(errs.KindCanceled, err, "finish failed")
 		o.receipt.tracker.settle(o.receipt, e)
 		return nil, e
+	}
+	return o.receipt, nil
+}
+
+// finishLocal queues the FIN on a local stream. Once it is in the peer's
+// buffer (in-process pipe or kernel socket buffer) the peer's transport
+// holds every byte and the FIN, so the receipt resolves now; a reader that
+// stopped first makes it a refusal instead (SEMANTICS.md §2.11).
+func (o *OutStream) finishLocal() (*Receipt, error) {
+	err := o.s.Close()
+	if err == nil {
+		o.receipt.tracker.settle(o.receipt, nil)
+		return o.receipt, nil
+	}
+	e := writeError(err)
+	o.receipt.tracker.settle(o.receipt, e)
+	if k := errs.KindOf(e); k == errs.KindConnectionLost || k == errs.KindNegotiation || k == errs.KindProtocol {
+		return nil, e // before the FIN: a definite loss, like a failed write
 	}
 	return o.receipt, nil
 }
@@ -198,13 +205,13 @@ func (i *InStream) Conn() *Conn { return i.c }
 // (In) and the reply half, which carries exactly one DATA or ERROR.
 type Exchange struct {
 	In      *InStream
-	s       *quic.Stream
+	s       bidiHalf
 	c       *Conn
 	replied sync.Once
 	used    bool
 }
 
-func newExchange(c *Conn, s *quic.Stream, h wire.Data) *Exchange {
+func newExchange(c *Conn, s bidiHalf, h wire.Data) *Exchange {
 	return &Exchange{In: newInStream(c, s, h), s: s, c: c}
 }
 
@@ -255,7 +262,7 @@ func (e *Exchange) Conn() *Conn { return e.c }
 // ReplyHalf is the requester's view of an exchange's reply half.
 type ReplyHalf struct {
 	c *Conn
-	s *quic.Stream
+	s bidiHalf
 }
 
 // Recv waits for the reply header. ERROR frames become typed errors; a lost
@@ -347,11 +354,10 @@ func (c *Conn) OpenUni(ctx context.Context, h *wire.Data) (*OutStream, error) {
 	if err := c.Err(); err != nil {
 		return nil, err
 	}
-	s, err := c.qc.OpenUniStreamSync(ctx)
+	s, err := c.openUniStream(ctx)
 	if err != nil {
-		return nil, openError(ctx, err)
+		return nil, err
 	}
-	c.receipts.credit.countOpened(streamUni)
 	o := newOutStream(c, s)
 	if err := o.writeFrame(wire.KindData, h); err != nil {
 		return nil, err
@@ -364,11 +370,10 @@ func (c *Conn) OpenBi(ctx context.Context, h *wire.Data) (*OutStream, *ReplyHalf
 	if err := c.Err(); err != nil {
 		return nil, nil, err
 	}
-	s, err := c.qc.OpenStreamSync(ctx)
+	s, err := c.openBidiStream(ctx)
 	if err != nil {
-		return nil, nil, openError(ctx, err)
+		return nil, nil, err
 	}
-	c.receipts.credit.countOpened(streamBidi)
 	o := newOutStream(c, s)
 	if err := o.writeFrame(wire.KindData, h); err != nil {
 		s.CancelRead(quic.StreamErrorCode(wire.CodeCanceled))
@@ -383,16 +388,57 @@ func (c *Conn) OpenControl(ctx context.Context, kind wire.Kind, h wire.HeaderApp
 	if err := c.Err(); err != nil {
 		return nil, err
 	}
-	s, err := c.qc.OpenUniStreamSync(ctx)
+	s, err := c.openUniStream(ctx)
 	if err != nil {
-		return nil, openError(ctx, err)
+		return nil, err
 	}
-	c.receipts.credit.countOpened(streamUni)
 	o := newOutStream(c, s)
 	if err := o.writeFrame(kind, h); err != nil {
 		return nil, err
 	}
 	return o.Finish()
+}
+
+// uniSend is an opened one-way stream: a QUIC send stream, or a local
+// stream the peer will take one way or answer by path.
+type uniSend interface {
+	sendHalf
+	TryWriteAll([]byte) error
+}
+
+// openUniStream opens a stream for a one-way frame, waiting at the peer's
+// budget (uni stream credit, or max_local_streams), bounded by ctx.
+func (c *Conn) openUniStream(ctx context.Context) (uniSend, error) {
+	if c.local != nil {
+		s, err := c.local.open(ctx, false)
+		if err != nil {
+			return nil, openError(ctx, err)
+		}
+		return s, nil
+	}
+	s, err := c.qc.OpenUniStreamSync(ctx)
+	if err != nil {
+		return nil, openError(ctx, err)
+	}
+	c.receipts.credit.countOpened(streamUni)
+	return s, nil
+}
+
+// openBidiStream opens a stream for an exchange; see openUniStream.
+func (c *Conn) openBidiStream(ctx context.Context) (bidiHalf, error) {
+	if c.local != nil {
+		s, err := c.local.open(ctx, true)
+		if err != nil {
+			return nil, openError(ctx, err)
+		}
+		return s, nil
+	}
+	s, err := c.qc.OpenStreamSync(ctx)
+	if err != nil {
+		return nil, openError(ctx, err)
+	}
+	c.receipts.credit.countOpened(streamBidi)
+	return s, nil
 }
 
 func openError(ctx context.Context, err error) error {

@@ -4,8 +4,10 @@
  * with WEIDA_ERUNTIME, nothing deadlocks); cancellation by op handle,
  * exactly one callback each; weida_close with the drop semantics (blocked
  * calls woken with WEIDA_ECANCELED, an unanswered request is NO_REPLY, an
- * unfinished stream is reset); children keeping their runtime alive, and
- * shutdown waking everything.
+ * unfinished stream is reset); a cursors wait woken by cancel and close,
+ * and the wait's deadline leaving the report going; children keeping
+ * their runtime alive, and shutdown waking everything and refusing new
+ * endpoints.
  */
 #include "testkit.h"
 
@@ -160,6 +162,49 @@ static void close_semantics(world_t *w) {
     CHECK(weida_close(rep));
 }
 
+/* A wait on cursors ends by its op, by its deadline or by closing the
+ * cursors; only the first two leave the cursors usable. */
+static void cursor_waits(world_t *w) {
+    weida_puller_t p;
+    CHECK(weida_binding_puller(w->binding, "/cursors", &p));
+    weida_pusher_t push = pusher_to(w, "/cursors");
+    const uint64_t processed = WEIDA_PROCESSED;
+    weida_cursors_t c;
+    CHECK(weida_pusher_send_reporting(push, "job", 3, &processed, 1, WEIDA_PROGRESS, &c));
+
+    done_t d;
+    done_init(&d);
+    weida_op_t op;
+    CHECK(weida_cursors_changed_async(c, -1.0, on_done, &d, &op)); /* no deadline */
+    CHECK(weida_op_cancel(op));
+    EXPECT_CODE(done_wait(&d), WEIDA_ECANCELED);
+    EXPECT_CODE(weida_cursors_changed(c, 0.01), WEIDA_ETIMEDOUT);
+
+    /* The report goes on after both: the puller's report still arrives. */
+    weida_msg_t m;
+    weida_reporter_t r;
+    CHECK(weida_puller_recv_reporting(p, 64, &m, &r));
+    CHECK(weida_reporter_report(r, WEIDA_PROCESSED, 3));
+    CHECK(weida_reporter_finish(r));
+    CHECK(weida_cursors_changed(c, 10.0));
+    CHECK(weida_close(r));
+    CHECK(weida_close(m));
+    CHECK(weida_close(c));
+
+    /* Closing the cursors wakes a blocked wait with WEIDA_ECANCELED. */
+    CHECK(weida_pusher_send_reporting(push, "job", 3, &processed, 1, WEIDA_PROGRESS, &c));
+    done_init(&d);
+    CHECK(weida_cursors_changed_async(c, -1.0, on_done, &d, NULL));
+    CHECK(weida_close(c));
+    EXPECT_CODE(done_wait(&d), WEIDA_ECANCELED);
+    EXPECT(d.fired == 1, "exactly once, fired %d", d.fired);
+    CHECK(weida_puller_recv_reporting(p, 64, &m, &r));
+    CHECK(weida_close(r)); /* finishes a report nobody listens to: harmless */
+    CHECK(weida_close(m));
+    CHECK(weida_close(push));
+    CHECK(weida_close(p));
+}
+
 /* Children keep their runtime alive: close order does not matter. */
 static void lifetime(void) {
     world_t w = world_new();
@@ -187,11 +232,12 @@ static void lifetime(void) {
     CHECK(weida_runtime_shutdown(w.rt));
     pthread_join(th, NULL);
     EXPECT(b.code == WEIDA_ECANCELED, "shutdown wakes, got %s", weida_strerror(b.code));
-    weida_requester_t r;
-    CHECK(weida_runtime_requester(w.rt, w.trust, NULL, &r)); /* made, but unusable */
-    text_t url = example_url(w.binding, "/down");
-    EXPECT(weida_requester_connect(r, url.s) != WEIDA_OK, "no connection after shutdown");
-    CHECK(weida_close(r));
+    /* A shut-down runtime makes nothing more, directly or through a binding. */
+    weida_requester_t r = 1;
+    EXPECT_CODE(weida_runtime_requester(w.rt, w.trust, NULL, &r), WEIDA_ERUNTIME);
+    EXPECT(r == 0, "no handle from a refused factory");
+    weida_puller_t late;
+    EXPECT_CODE(weida_binding_puller(w.binding, "/late", &late), WEIDA_ERUNTIME);
     CHECK(weida_close(b.puller));
     world_close(&w);
 }
@@ -201,6 +247,7 @@ int main(void) {
     callbacks_calling_back(&w);
     cancellation(&w);
     close_semantics(&w);
+    cursor_waits(&w);
     world_close(&w);
     lifetime();
     example_no_leaks();

@@ -1,7 +1,8 @@
 /*
  * misuse.c — bad input through the C ABI returns a code, never a crash:
  * zero, closed, forged and wrong-role handles; NULL pointers; short
- * buffers; bad options, struct sizes and deadlines; meta asked wrongly.
+ * buffers; bad options, struct sizes and deadlines; meta asked wrongly;
+ * report orders, cursors and reporters given bad input.
  * (lifecycle.c covers callbacks, cancellation and close semantics.)
  */
 #include "testkit.h"
@@ -149,12 +150,71 @@ static void meta_fields(world_t *w) {
     text_t t;
     EXPECT_CODE(weida_meta_uint(m, WEIDA_META_TOPIC, &v, &present), WEIDA_EINVAL);
     EXPECT_CODE(weida_meta_text(m, WEIDA_META_CONTENT_LEN, t.s, sizeof t.s, NULL, &present), WEIDA_EINVAL);
-    EXPECT_CODE(weida_meta_uint(m, WEIDA_META_SEQUENCE, &v, &present), WEIDA_EUNSUPPORTED);
+    /* No ordering guarantee was agreed: the number is absent, not refused. */
+    CHECK(weida_meta_uint(m, WEIDA_META_SEQUENCE, &v, &present));
+    EXPECT(!present, "no sequence without an ordering guarantee");
+    EXPECT_CODE(weida_meta_uint(m, WEIDA_META_SEGMENT, &v, &present), WEIDA_EUNSUPPORTED);
+    uint64_t levels[2];
+    size_t n;
+    EXPECT_CODE(weida_meta_report_levels(m, levels, 2, NULL, &present), WEIDA_EINVAL);
+    EXPECT_CODE(weida_meta_report_levels(m, NULL, 2, &n, &present), WEIDA_EINVAL);
     EXPECT_CODE(weida_meta_uint(m, 999, &v, &present), WEIDA_EINVAL);
     EXPECT_CODE(weida_meta_uint(w->trust, WEIDA_META_CONTENT_LEN, &v, &present), WEIDA_EBADHANDLE);
     t = example_meta(m, WEIDA_META_TOPIC);
     EXPECT(!t.present, "a push carries no topic");
     CHECK(weida_close(m));
+    CHECK(weida_close(push));
+    CHECK(weida_close(p));
+}
+
+/* Cursors and reporters refuse bad input like every other handle. */
+static void cursor_misuse(world_t *w) {
+    weida_puller_t p;
+    CHECK(weida_binding_puller(w->binding, "/orders", &p));
+    weida_pusher_t push = pusher_to(w, "/orders");
+    const uint64_t processed = WEIDA_PROCESSED;
+    weida_cursors_t c = 1;
+    EXPECT_CODE(weida_pusher_send_reporting(push, "x", 1, NULL, 1, WEIDA_PROGRESS, &c), WEIDA_EINVAL);
+    EXPECT(c == 0, "no cursors after a refusal");
+    EXPECT_CODE(weida_pusher_send_reporting(push, "x", 1, &processed, 1, WEIDA_PROGRESS, NULL), WEIDA_EINVAL);
+    EXPECT_CODE(weida_pusher_open_reporting(push, NULL, 2, WEIDA_PROGRESS, &c), WEIDA_EINVAL);
+    CHECK(weida_pusher_send_reporting(push, "x", 1, &processed, 1, WEIDA_PROGRESS, &c));
+
+    /* deadlines: NaN and +inf are refused; negative means none */
+    EXPECT_CODE(weida_cursors_changed(c, NAN), WEIDA_EINVAL);
+    EXPECT_CODE(weida_cursors_changed(c, INFINITY), WEIDA_EINVAL);
+    /* outputs */
+    uint64_t off = 9, levels[2], offsets[2];
+    int present = 9;
+    size_t n = 9;
+    CHECK(weida_cursors_offset(c, 42, &off, &present));
+    EXPECT(present == 0 && off == 0, "an unordered level is absent");
+    EXPECT_CODE(weida_cursors_offset(c, WEIDA_PROCESSED, NULL, &present), WEIDA_EINVAL);
+    EXPECT_CODE(weida_cursors_snapshot(c, levels, offsets, 2, NULL), WEIDA_EINVAL);
+    EXPECT_CODE(weida_cursors_snapshot(c, levels, NULL, 2, &n), WEIDA_EINVAL);
+    CHECK(weida_cursors_snapshot(c, NULL, NULL, 0, &n));
+    EXPECT(n == 0, "nothing reported yet, got %zu", n);
+    /* wrong roles both ways */
+    weida_reporter_t r;
+    weida_msg_t m;
+    CHECK(weida_puller_recv_reporting(p, 64, &m, &r));
+    EXPECT_CODE(weida_cursors_changed(r, 0.0), WEIDA_EBADHANDLE);
+    EXPECT_CODE(weida_reporter_report(c, WEIDA_PROCESSED, 1), WEIDA_EBADHANDLE);
+    EXPECT_CODE(weida_reporter_finish(m), WEIDA_EBADHANDLE);
+    EXPECT_CODE(weida_meta_report_levels(r, levels, 2, &n, &present), WEIDA_EBADHANDLE);
+    /* a reporter's limits and outputs */
+    EXPECT_CODE(weida_reporter_report(r, WEIDA_PROCESSED, (1ULL << 62)), WEIDA_EPROTOCOL);
+    CHECK(weida_reporter_report(r, 99, 1)); /* a level nobody ordered is ignored */
+    EXPECT_CODE(weida_reporter_levels(r, NULL, 0, &n), WEIDA_ETRUNCATED);
+    EXPECT(n == 1, "one level ordered, got %zu", n);
+    EXPECT_CODE(weida_reporter_mode(r, NULL), WEIDA_EINVAL);
+    CHECK(weida_reporter_finish(r));
+    EXPECT_CODE(weida_reporter_report(r, WEIDA_PROCESSED, 1), WEIDA_ENOREPLY);
+    CHECK(weida_close(r));
+    EXPECT_CODE(weida_reporter_finish(r), WEIDA_EBADHANDLE);
+    CHECK(weida_close(m));
+    CHECK(weida_close(c));
+    EXPECT_CODE(weida_cursors_changed(c, 1.0), WEIDA_EBADHANDLE);
     CHECK(weida_close(push));
     CHECK(weida_close(p));
 }
@@ -167,6 +227,7 @@ int main(void) {
     short_buffers(&w);
     bad_options_and_deadlines(&w);
     meta_fields(&w);
+    cursor_misuse(&w);
     world_close(&w);
     example_no_leaks();
     puts("misuse: ok");

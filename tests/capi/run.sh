@@ -40,7 +40,7 @@ read -r -a weida_cflags <<<"$(pkg-config --cflags weida)"
 read -r -a weida_libs <<<"$(pkg-config --libs weida)"
 rpath="-Wl,-rpath,$out/lib"
 warn=(-Wall -Wextra -Werror)
-examples=(reqrep pushpull pubsub pair survey bus)
+examples=(reqrep pushpull pubsub pair survey bus cursors)
 programs=("${examples[@]}" misuse lifecycle)
 
 # cc NAME SOURCE EXTRA... — builds $work/NAME against the installed library.

@@ -4,7 +4,6 @@ import asyncio
 import ctypes
 import gc
 import math
-import unittest
 
 import weida
 from weida import _loop
@@ -39,10 +38,7 @@ class RequestReply(BoundedCase):
         self.assertEqual(replier.path(), "/echo")
         self.assertEqual(requester.peer_count(), 1)
 
-    # Library gap, reported: a whole-payload request does not carry its
-    # length (upstream's checklist: content_len == 4). When the library
-    # sends it, this becomes an unexpected success and fails the run.
-    @unittest.expectedFailure
+    # Upstream's checklist: a whole-payload request states its length.
     async def test_request_meta_carries_content_len(self):
         _, binding, client = await served()
         replier = binding.replier("/echo")
@@ -52,6 +48,25 @@ class RequestReply(BoundedCase):
         request = await echo_once(replier)
         await asking
         self.assertEqual(request.meta.content_len, 4)
+
+    async def test_whole_payload_sends_state_their_length_streams_do_not(self):
+        _, binding, client = await served()
+        puller = binding.puller("/len")
+        pusher = client.pusher(by_address())
+        await pusher.connect(binding.url("/len"))
+        await pusher.send(b"12345")
+        self.assertEqual((await puller.recv(MIB))[1].content_len, 5)
+        await pusher.send(b"123", report=[weida.PROCESSED])
+        self.assertEqual((await puller.recv(MIB))[1].content_len, 3)
+        out = await pusher.open()
+        await out.write(b"streamed")
+        await out.finish()
+        _, meta = await puller.recv_stream()
+        self.assertIsNone(meta.content_len)  # not known before the first byte
+        bound, dialling = binding.pair("/lenpair"), client.pair(by_address())
+        await dialling.connect(binding.url("/lenpair"))
+        await dialling.send(b"ab")
+        self.assertEqual((await bound.recv(MIB))[1].content_len, 2)
 
     async def test_payload_above_ceiling_is_limit_exceeded(self):
         _, binding, client = await served()

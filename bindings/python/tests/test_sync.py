@@ -16,7 +16,7 @@ class Surface(BoundedCase):
     def test_submodule_and_shared_values(self):
         self.assertEqual(sorted(weida.sync.__all__), sorted([
             "Runtime", "Binding", "Requester", "Pusher", "Subscriber", "Replier", "Request", "Puller",
-            "Publisher", "Paired", "Surveyor", "Respondent", "BusMember"]))
+            "Publisher", "Paired", "Surveyor", "Respondent", "BusMember", "Cursors", "Reporter"]))
         for name in weida.sync.__all__:
             self.assertTrue(hasattr(weida.sync, name), name)
             self.assertIsNot(getattr(weida.sync, name), getattr(weida, name))
@@ -133,6 +133,19 @@ class Surface(BoundedCase):
         server.shutdown()
         receiver.join()
         self.assertEqual([type(e) for e in failures], [weida.Canceled])
+
+    def test_factories_after_shutdown_or_drain_raise_runtime_failure(self):
+        server, binding, client = served_sync()
+        server.shutdown()
+        client.drain(1.0)
+        for runtime in (server, client):
+            for factory in (runtime.requester, runtime.pusher, runtime.subscriber, runtime.pair, runtime.surveyor):
+                with self.subTest(factory=factory.__name__), self.assertRaises(weida.RuntimeFailure):
+                    factory(by_address())
+        with self.assertRaises(weida.RuntimeFailure):
+            binding.puller("/late")
+        with self.assertRaises(weida.RuntimeFailure):
+            server.bind("127.0.0.1:0", weida.Identity.generate())
 
     def test_pair_survey_and_bus(self):
         _, binding, client = served_sync()

@@ -25,10 +25,14 @@ only ``exec``s: ``multiprocessing`` must use the ``spawn`` start method.
 
 from __future__ import annotations
 
+from ._aio_cursors import Cursors, Reporter
 from ._aio_patterns import Publisher, Puller, Pusher, Replier, Request, Requester, Subscriber
 from ._aio_peers import BusMember, Paired, Respondent, Surveyor
 from ._aio_runtime import Binding, Runtime
 from ._aio_streams import FanOut, IncomingStream, OutgoingStream, Reply
+from ._cursors import (
+    ACCEPTED, APPLICATION_FLOOR, FINAL_ONLY, PROCESSED, PROGRESS, REPLICATED, STORED, TRANSPORT_RECEIPT,
+)
 from ._errors import (
     AddressInUse, AlreadyRegistered, Canceled, ConnectionLost, DatagramsUnavailable, Expired,
     Indeterminate, InvalidAddress, InvalidEndpointPath, InvalidFingerprint, Io, LimitExceeded,
@@ -46,16 +50,9 @@ VERSION: int = _lib.weida_wire_version()
 #: The QUIC ALPN.
 ALPN: bytes = _lib.weida_alpn()
 
-# Completion levels of a report (SURFACE.md §2.2). Levels are plain ints:
-# the space is open above APPLICATION_FLOOR, so there is no enum class.
-TRANSPORT_RECEIPT = 1  #: the peer's transport holds the bytes
-ACCEPTED = 2  #: the peer's application took the message
-STORED = 3  #: persisted
-REPLICATED = 4  #: persisted on more than one node
-PROCESSED = 5  #: acted upon
-APPLICATION_FLOOR = 16  #: the first level an application may name; carried, never interpreted
-PROGRESS = 0  #: report mode: records as levels advance (the default)
-FINAL_ONLY = 1  #: report mode: one record per level at the end
+# The completion levels and report modes (SURFACE.md §2.2) live in
+# _cursors: plain ints, since the level space is open above
+# APPLICATION_FLOOR, so there is no enum class.
 
 __all__ = [
     # constants
@@ -64,7 +61,7 @@ __all__ = [
     # asyncio classes
     "Runtime", "Binding", "Requester", "Replier", "Request", "Pusher", "Puller", "Publisher",
     "FanOut", "Subscriber", "Paired", "Surveyor", "Respondent", "BusMember", "OutgoingStream",
-    "IncomingStream", "Reply",
+    "IncomingStream", "Reply", "Cursors", "Reporter",
     # values shared with weida.sync
     "Trust", "Identity", "IncomingMeta", "Survey",
     # exceptions

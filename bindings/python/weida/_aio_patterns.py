@@ -9,12 +9,14 @@ weida coroutine cancels the library operation and resets its streams.
 from __future__ import annotations
 
 from ctypes import c_uint64
-from typing import Callable, Optional, Tuple
+from typing import Callable, Iterable, Optional, Tuple
 
 from . import _loop
+from ._aio_cursors import Cursors, Reporter, open_ordering, reporting_value, send_ordering
 from ._aio_streams import FanOut, IncomingStream, OutgoingStream, Reply, istream_with_meta
 from ._boundary import Bytes, bytes_arg, ceiling, check, out_count, out_handle, take_bytes, text
 from ._common import count_of, drop_counts, path_of
+from ._cursors import PROGRESS
 from ._ffi import lib
 from ._handle import Handle
 from ._values import IncomingMeta, msg_value, payload_value
@@ -107,15 +109,26 @@ class Pusher(Handle):
         """Dials ``url``; returns once negotiated."""
         await connect(lib.weida_pusher_connect_async, self._h, url)
 
-    async def send(self, payload: Bytes) -> None:
+    async def send(self, payload: Bytes, report: Optional[Iterable[int]] = None,
+                   mode: int = PROGRESS) -> Optional[Cursors]:
         """One whole message; returns once it is written with its end (or
-        kept in the outbox while no connection is live). Not an application ack."""
-        data, n = bytes_arg(payload)
-        await _loop.call(lib.weida_pusher_send_async, (self._h, data, n), _loop.unit)
+        kept in the outbox while no connection is live). Not an application ack.
 
-    async def open(self) -> OutgoingStream:
-        """A streamed message: write it in pieces, then finish."""
-        return await _loop.call(lib.weida_pusher_open_async, (self._h,), ostream_value(self), owned=1)
+        ``report`` (levels, e.g. ``[PROCESSED]``) orders a report from the
+        puller in ``mode`` (``PROGRESS`` or ``FINAL_ONLY``) and returns its
+        ``Cursors`` (``None`` for an empty order). Such a send bypasses the
+        outbox: the report belongs to the connection the message travels, so
+        with no live connection it waits for one. A reserved level (6..15) or
+        an unknown mode raises ``Protocol`` before anything is sent."""
+        return await send_ordering(lib.weida_pusher_send_async, lib.weida_pusher_send_reporting_async,
+                                   self._h, payload, report, mode)
+
+    async def open(self, report: Optional[Iterable[int]] = None, mode: int = PROGRESS) -> OutgoingStream:
+        """A streamed message: write it in pieces, then finish. ``report`` and
+        ``mode`` order a report as ``send`` does; ``OutgoingStream.cursors()``
+        hands out its cursors."""
+        return await open_ordering(lib.weida_pusher_open_async, lib.weida_pusher_open_reporting_async,
+                                   self._h, report, mode, ostream_value(self))
 
     def peer_count(self) -> int:
         """Live connections."""
@@ -144,6 +157,13 @@ class Puller(Handle):
     async def recv_stream(self) -> Tuple[IncomingStream, IncomingMeta]:
         """The next message unread, for payloads too large to hold."""
         return await _loop.call(lib.weida_puller_recv_stream_async, (self._h,), istream_with_meta(self), owned=1)
+
+    async def recv_reporting(self, max_bytes: int) -> Tuple[bytes, IncomingMeta, Optional[Reporter]]:
+        """``recv`` that also hands over the ``Reporter`` of the report the
+        pusher ordered (``None`` when it ordered none). Report through it once
+        the message is handled, then finish it."""
+        return await _loop.call(lib.weida_puller_recv_reporting_async,
+                                (self._h, ceiling(max_bytes, "max_bytes")), reporting_value(self), owned=2)
 
 
 class Publisher(Handle):

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from ctypes import c_uint64
-from typing import Tuple
+from typing import Iterable, Optional, Tuple
 
 from . import _loop
+from ._aio_cursors import Cursors, Reporter, open_ordering, reporting_value, send_ordering
 from ._aio_patterns import connect, ostream_value, request_value
 from ._aio_streams import IncomingStream, OutgoingStream, istream_with_meta
 from ._boundary import Bytes, bytes_arg, ceiling, deadline
 from ._common import count_of, path_of
+from ._cursors import PROGRESS
 from ._ffi import lib
 from ._handle import Handle
 from ._values import IncomingMeta, Survey, msg_value
@@ -27,14 +29,18 @@ class Paired(Handle):
         ``LimitExceeded``)."""
         await connect(lib.weida_paired_connect_async, self._h, url)
 
-    async def send(self, payload: Bytes) -> None:
-        """One whole message to the peer."""
-        data, n = bytes_arg(payload)
-        await _loop.call(lib.weida_paired_send_async, (self._h, data, n), _loop.unit)
+    async def send(self, payload: Bytes, report: Optional[Iterable[int]] = None,
+                   mode: int = PROGRESS) -> Optional[Cursors]:
+        """One whole message to the peer. ``report`` orders a report from it
+        and returns the ``Cursors``, as ``Pusher.send`` does."""
+        return await send_ordering(lib.weida_paired_send_async, lib.weida_paired_send_reporting_async,
+                                   self._h, payload, report, mode)
 
-    async def open(self) -> OutgoingStream:
-        """A streamed message to the peer."""
-        return await _loop.call(lib.weida_paired_open_async, (self._h,), ostream_value(self), owned=1)
+    async def open(self, report: Optional[Iterable[int]] = None, mode: int = PROGRESS) -> OutgoingStream:
+        """A streamed message to the peer; ``report`` orders a report as
+        ``send`` does."""
+        return await open_ordering(lib.weida_paired_open_async, lib.weida_paired_open_reporting_async,
+                                   self._h, report, mode, ostream_value(self))
 
     async def recv(self, max_bytes: int) -> Tuple[bytes, IncomingMeta]:
         """The next message, whole, under ``max_bytes``."""
@@ -44,6 +50,12 @@ class Paired(Handle):
     async def recv_stream(self) -> Tuple[IncomingStream, IncomingMeta]:
         """The next message unread."""
         return await _loop.call(lib.weida_paired_recv_stream_async, (self._h,), istream_with_meta(self), owned=1)
+
+    async def recv_reporting(self, max_bytes: int) -> Tuple[bytes, IncomingMeta, Optional[Reporter]]:
+        """``recv`` that also hands over the ``Reporter`` of the report the
+        peer ordered, or ``None``."""
+        return await _loop.call(lib.weida_paired_recv_reporting_async,
+                                (self._h, ceiling(max_bytes, "max_bytes")), reporting_value(self), owned=2)
 
     def path(self) -> str:
         """The registered path (bound end) or the dialled one."""

@@ -4,10 +4,11 @@ hold, and for exchanges whose halves are written and read in pieces."""
 from __future__ import annotations
 
 import ctypes
-from typing import Callable, Tuple
+from typing import Callable, Optional, Tuple
 
 from . import _loop
-from ._boundary import Bytes, bytes_arg, ceiling, check, deadline, out_count, read_text
+from ._aio_cursors import Cursors, Reporter
+from ._boundary import Bytes, bytes_arg, ceiling, check, deadline, out_count, out_handle, read_text
 from ._ffi import lib
 from ._handle import Handle
 from ._values import IncomingMeta, payload_value
@@ -38,6 +39,12 @@ class OutgoingStream(Handle):
         """Resets the stream: the reader sees ``Canceled``."""
         check(lib.weida_ostream_cancel(self._h))
 
+    async def cursors(self) -> Optional[Cursors]:
+        """The cursors of the report this stream ordered (``open(report=…)``),
+        once; ``None`` after that and when it ordered nothing."""
+        h = out_handle(lib.weida_ostream_cursors, self._h)
+        return Cursors(h) if h else None
+
 
 class IncomingStream(Handle):
     """An incoming streamed transfer. Dropping it before the end refuses the
@@ -58,6 +65,12 @@ class IncomingStream(Handle):
         """The rest of the payload, whole, under ``max_bytes`` (else ``LimitExceeded``)."""
         return await _loop.call(lib.weida_istream_collect_async,
                                 (self._h, ceiling(max_bytes, "max_bytes")), payload_value, owned=1)
+
+    async def reporter(self) -> Optional[Reporter]:
+        """The ``Reporter`` of the report the sender ordered, once; ``None``
+        after that and when it ordered nothing."""
+        h = out_handle(lib.weida_istream_reporter, self._h)
+        return Reporter(h, self) if h else None
 
 
 def istream_with_meta(parent: Handle) -> Callable[[int, int], Tuple[IncomingStream, IncomingMeta]]:

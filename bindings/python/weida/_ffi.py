@@ -121,6 +121,8 @@ BUF = c_char_p  # a caller-owned text buffer (create_string_buffer)
 DATA = c_void_p
 OUT_DATA = POINTER(c_void_p)
 SECONDS = c_double
+LEVELS = POINTER(c_uint64)  # a borrowed const uint64_t[] of report levels
+MODE = c_int  # enum weida_report_mode
 #: The trailing (callback, user, op) of every _async function.
 ASYNC = (DONE_FN, c_void_p, OUT_H)
 #: The trailing (buf, cap, needed) of every text getter.
@@ -193,14 +195,18 @@ _declare("weida_replier_path", H, TEXT_OUT)
 _declare("weida_request_payload", H, OUT_DATA, OUT_SIZE)
 _waiting("weida_request_reply", H, DATA, SIZE, _NONE)
 _declare("weida_request_refuse", H)
+_declare("weida_request_reporter", H, OUT_H)
 
 # Push/Pull
 _waiting("weida_pusher_connect", H, TEXT, _NONE)
 _waiting("weida_pusher_send", H, DATA, SIZE, _NONE)
 _waiting("weida_pusher_open", H, OUT_H)
+_waiting("weida_pusher_send_reporting", H, DATA, SIZE, LEVELS, SIZE, MODE, OUT_H)
+_waiting("weida_pusher_open_reporting", H, LEVELS, SIZE, MODE, OUT_H)
 _declare("weida_pusher_peer_count", H, OUT_SIZE)
 _declare("weida_pusher_dropped", H, OUT_U64)
 _waiting("weida_puller_recv", H, SIZE, OUT_H)
+_waiting("weida_puller_recv_reporting", H, SIZE, (OUT_H, OUT_H))
 _waiting("weida_puller_recv_stream", H, OUT_H)
 _declare("weida_puller_path", H, TEXT_OUT)
 
@@ -229,7 +235,10 @@ _declare("weida_subscriber_filter_count", H, OUT_SIZE)
 _waiting("weida_paired_connect", H, TEXT, _NONE)
 _waiting("weida_paired_send", H, DATA, SIZE, _NONE)
 _waiting("weida_paired_open", H, OUT_H)
+_waiting("weida_paired_send_reporting", H, DATA, SIZE, LEVELS, SIZE, MODE, OUT_H)
+_waiting("weida_paired_open_reporting", H, LEVELS, SIZE, MODE, OUT_H)
 _waiting("weida_paired_recv", H, SIZE, OUT_H)
+_waiting("weida_paired_recv_reporting", H, SIZE, (OUT_H, OUT_H))
 _waiting("weida_paired_recv_stream", H, OUT_H)
 _declare("weida_paired_path", H, TEXT_OUT)
 _declare("weida_paired_peer_count", H, OUT_SIZE)
@@ -255,14 +264,26 @@ _declare("weida_bus_path", H, TEXT_OUT)
 _waiting("weida_ostream_write", H, DATA, SIZE, _NONE)
 _waiting("weida_ostream_finish", H, _NONE)
 _declare("weida_ostream_cancel", H)
+_declare("weida_ostream_cursors", H, OUT_H)
 _waiting("weida_istream_read", H, DATA, SIZE, OUT_SIZE)
 _waiting("weida_istream_collect", H, SIZE, OUT_H)
+_declare("weida_istream_reporter", H, OUT_H)
 _waiting("weida_reply_recv", H, OUT_H)
+
+# Cursors and reporters
+_waiting("weida_cursors_changed", H, SECONDS, _NONE)
+_declare("weida_cursors_offset", H, c_uint64, OUT_U64, OUT_INT)
+_declare("weida_cursors_snapshot", H, OUT_U64, OUT_U64, SIZE, OUT_SIZE)
+_declare("weida_reporter_report", H, c_uint64, c_uint64)
+_declare("weida_reporter_finish", H)
+_declare("weida_reporter_levels", H, OUT_U64, SIZE, OUT_SIZE)
+_declare("weida_reporter_mode", H, OUT_INT)
 
 # Messages and meta
 _declare("weida_msg_data", H, OUT_DATA, OUT_SIZE)
 _declare("weida_meta_text", H, c_int, TEXT_OUT, OUT_INT)
 _declare("weida_meta_uint", H, c_int, OUT_U64, OUT_INT)
+_declare("weida_meta_report_levels", H, OUT_U64, SIZE, OUT_SIZE, OUT_INT)
 
 
 def _library_path() -> str:

@@ -9,6 +9,7 @@ from typing import Optional, Sequence
 
 from . import _ffi
 from ._boundary import check, close, out_handle, read_text, take_bytes, text
+from ._cursors import read_words
 from ._ffi import lib
 from ._handle import Handle
 
@@ -91,7 +92,8 @@ _UINT_FIELDS = (
     ("segment", _ffi.META_SEGMENT),
     ("layer", _ffi.META_LAYER),
 )
-# Fields this library build answered EUNSUPPORTED for: not asked again.
+# Fields this library build answered EUNSUPPORTED for (RADIO's segment and
+# layer, until the library carries them): not asked again.
 _absent_fields: set = set()
 _EUNSUPPORTED = 13
 
@@ -148,7 +150,8 @@ class IncomingMeta:
             check(rc)
             if present.value:
                 setattr(meta, name, value.value)
-        meta.report = []  # the report order's levels: not in the C ABI yet
+        # The levels of the report the sender ordered ([] when none).
+        (meta.report,) = read_words(lib.weida_meta_report_levels, h, 1, byref(present))
         return meta
 
     def __repr__(self) -> str:

@@ -9,7 +9,8 @@ call raises ``RuntimeFailure``); ``shutdown()`` exists; streamed forms are
 absent (whole payloads only); ``Publisher`` has ``path``, ``publish``,
 ``subscriber_count`` and ``dropped`` only; ``Subscriber`` has no
 ``peer_count``; a ``Request``'s ``payload``/``meta`` raise ``RuntimeFailure``
-once it is answered.
+once it is answered; ``Cursors.changed(seconds)`` takes a mandatory deadline
+and raises the built-in ``TimeoutError`` when it passes.
 
 Values (``Trust``, ``Identity``, ``IncomingMeta``, ``Survey``) and
 exceptions are the very classes ``weida`` exports.
@@ -22,18 +23,20 @@ its own completion threads with ``RuntimeFailure``.
 from __future__ import annotations
 
 from ctypes import byref, c_uint64
-from typing import Tuple
+from typing import Iterable, Optional, Tuple
 
 from ._boundary import Bytes, bytes_arg, ceiling, check, deadline, out_count, out_handle, take_bytes, text
 from ._common import BindingBase, RuntimeBase, count_of, path_of
+from ._cursors import PROGRESS
 from ._errors import RuntimeFailure
 from ._ffi import lib
 from ._handle import Handle
+from ._sync_cursors import Cursors, Reporter, recv_reporting, send_ordering
 from ._values import Identity, IncomingMeta, Survey, take_msg, take_payload
 
 __all__ = [
     "Runtime", "Binding", "Requester", "Pusher", "Subscriber", "Replier", "Request", "Puller",
-    "Publisher", "Paired", "Surveyor", "Respondent", "BusMember",
+    "Publisher", "Paired", "Surveyor", "Respondent", "BusMember", "Cursors", "Reporter",
 ]
 
 
@@ -133,9 +136,15 @@ class Pusher(Handle):
         """Dials ``url``; returns once negotiated."""
         _connect(lib.weida_pusher_connect, self._h, url)
 
-    def send(self, payload: Bytes) -> None:
-        """One whole message; returns once written with its end (not an application ack)."""
-        _send(lib.weida_pusher_send, self._h, payload)
+    def send(self, payload: Bytes, report: Optional[Iterable[int]] = None,
+             mode: int = PROGRESS) -> Optional[Cursors]:
+        """One whole message; returns once written with its end (not an
+        application ack). ``report`` (levels, e.g. ``[PROCESSED]``) orders a
+        report from the puller in ``mode`` and returns its ``Cursors``
+        (``None`` for an empty order); such a send bypasses the outbox and
+        waits for a live connection. A reserved level or an unknown mode
+        raises ``Protocol`` before anything is sent."""
+        return send_ordering(lib.weida_pusher_send, lib.weida_pusher_send_reporting, self._h, payload, report, mode)
 
     def peer_count(self) -> int:
         """Live connections."""
@@ -158,6 +167,11 @@ class Puller(Handle):
     def recv(self, max_bytes: int) -> Tuple[bytes, IncomingMeta]:
         """The next message, whole, under ``max_bytes`` (else ``LimitExceeded``)."""
         return _recv(lib.weida_puller_recv, self._h, max_bytes)
+
+    def recv_reporting(self, max_bytes: int) -> Tuple[bytes, IncomingMeta, Optional[Reporter]]:
+        """``recv`` that also hands over the ``Reporter`` of the report the
+        pusher ordered (``None`` when it ordered none)."""
+        return recv_reporting(lib.weida_puller_recv_reporting, self, max_bytes)
 
 
 class Publisher(Handle):
@@ -215,13 +229,20 @@ class Paired(Handle):
         """Dials the bound end (once; a second call raises ``LimitExceeded``)."""
         _connect(lib.weida_paired_connect, self._h, url)
 
-    def send(self, payload: Bytes) -> None:
-        """One whole message to the peer."""
-        _send(lib.weida_paired_send, self._h, payload)
+    def send(self, payload: Bytes, report: Optional[Iterable[int]] = None,
+             mode: int = PROGRESS) -> Optional[Cursors]:
+        """One whole message to the peer; ``report`` orders a report from it
+        and returns the ``Cursors``, as ``Pusher.send`` does."""
+        return send_ordering(lib.weida_paired_send, lib.weida_paired_send_reporting, self._h, payload, report, mode)
 
     def recv(self, max_bytes: int) -> Tuple[bytes, IncomingMeta]:
         """The next message, whole, under ``max_bytes``."""
         return _recv(lib.weida_paired_recv, self._h, max_bytes)
+
+    def recv_reporting(self, max_bytes: int) -> Tuple[bytes, IncomingMeta, Optional[Reporter]]:
+        """``recv`` that also hands over the ``Reporter`` of the report the
+        peer ordered, or ``None``."""
+        return recv_reporting(lib.weida_paired_recv_reporting, self, max_bytes)
 
     def path(self) -> str:
         """The registered or dialled path."""

@@ -2,6 +2,8 @@
 // ZeroMQ and writes the report.
 //
 //	weida-bench run [-smoke] [-out results.json] [-only REGEXP] [-systems a,b] [-reps N] [-cpuprofile FILE] [-child-cpuprofile PREFIX]
+//	                [-repo DIR] [-weida-lib libweida.so | -weida-lib-missing REASON]
+//	                [-node-package DIR | -node-missing REASON]
 //	weida-bench report -in results.json -md BENCHMARKS.md -plots DIR [-analysis FILE]
 //
 // "run" exits non-zero when any system failed any case; "child" is the
@@ -15,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"regexp"
 	"runtime/pprof"
 	"strings"
@@ -54,14 +57,42 @@ func run(ctx context.Context, args []string) error {
 	smoke := fs.Bool("smoke", false, "tiny counts: prove every workload runs (figures mean nothing)")
 	out := fs.String("out", "results.json", "where to write the results")
 	only := fs.String("only", "", "run only cases whose ID matches this regular expression (e.g. ^reqrep/1MiB$)")
-	systems := fs.String("systems", "", "comma-separated systems to run (default: all)")
+	systems := fs.String("systems", "", "comma-separated systems and queue stacks to run, e.g. 'weida,weida flushed' (default: all)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the harness process here")
 	childProfile := fs.String("child-cpuprofile", "", "child processes write CPU profiles to PREFIX.<case>.<system>.<n>")
 	reps := fs.Int("reps", 0, "repetitions per case and system, overriding the plan's (longer profiles)")
+	repo := fs.String("repo", "../..", "the repository root, where the bindings' benchmark scripts are")
+	lib := fs.String("weida-lib", "", "a libweida.so built from this checkout, for the bindings' scripts (their rows are skipped without it)")
+	libMissing := fs.String("weida-lib-missing", "", "why there is no -weida-lib (said in the skipped bindings rows)")
+	nodePackage := fs.String("node-package", "", "a copy of bindings/node with its addon built, for bench.js (the Node rows are skipped without it)")
+	nodeMissing := fs.String("node-missing", "", "why there is no -node-package (said in the skipped Node rows)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	r := &harness.Runner{Plan: harness.FullPlan(), Log: os.Stderr, ChildProfile: *childProfile}
+	r := &harness.Runner{Plan: harness.FullPlan(), Log: os.Stderr, ChildProfile: *childProfile,
+		QueueRatios: all.QueueRatios(),
+		Bindings: harness.Bindings{LibraryMissing: *libMissing, NodeMissing: *nodeMissing}}
+	if *repo != "" {
+		abs, err := filepath.Abs(*repo)
+		if err != nil {
+			return fmt.Errorf("-repo: %w", err)
+		}
+		r.Bindings.Repo = abs
+	}
+	// The scripts run outside the source tree: their paths must be absolute.
+	for _, p := range []struct {
+		flag      string
+		value, to *string
+	}{{"-weida-lib", lib, &r.Bindings.Library}, {"-node-package", nodePackage, &r.Bindings.NodePackage}} {
+		if *p.value == "" {
+			continue
+		}
+		abs, err := filepath.Abs(*p.value)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.flag, err)
+		}
+		*p.to = abs
+	}
 	if *smoke {
 		r.Plan = harness.SmokePlan()
 	}
@@ -69,10 +100,10 @@ func run(ctx context.Context, args []string) error {
 		return fmt.Errorf("-reps must not be negative, got %d", *reps)
 	}
 	if *reps > 0 {
-		r.Plan.Reps, r.Plan.BulkReps, r.Plan.IdleReps = *reps, *reps, *reps
+		r.Plan.Reps, r.Plan.BulkReps, r.Plan.IdleReps, r.Plan.BindingReps = *reps, *reps, *reps, *reps
 	}
 	var err error
-	if r.Systems, err = pickSystems(*systems); err != nil {
+	if r.Systems, r.Queues, err = pickSystems(*systems); err != nil {
 		return err
 	}
 	if *only != "" {
@@ -110,19 +141,27 @@ func run(ctx context.Context, args []string) error {
 	return nil
 }
 
-func pickSystems(list string) ([]system.System, error) {
+// pickSystems finds the named systems and queue stacks ("weida,NATS",
+// "weida flushed"); an empty list is all of them.
+func pickSystems(list string) ([]system.System, []system.QueueSystem, error) {
 	if list == "" {
-		return all.Systems(), nil
+		return all.Systems(), all.Queues(), nil
 	}
-	var out []system.System
+	var systems []system.System
+	var queues []system.QueueSystem
 	for _, name := range strings.Split(list, ",") {
-		s, err := all.ByName(strings.TrimSpace(name))
-		if err != nil {
-			return nil, err
+		name = strings.TrimSpace(name)
+		if q, err := all.QueueByName(name); err == nil {
+			queues = append(queues, q)
+			continue
 		}
-		out = append(out, s)
+		s, err := all.ByName(name)
+		if err != nil {
+			return nil, nil, err
+		}
+		systems = append(systems, s)
 	}
-	return out, nil
+	return systems, queues, nil
 }
 
 func writeReport(args []string) error {

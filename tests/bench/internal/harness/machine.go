@@ -2,12 +2,14 @@ package harness
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/weida-go/weida/tests/bench/zmq"
 )
@@ -69,7 +71,14 @@ func libraryVersions() []Version {
 			}
 		}
 	}
-	return append(out, Version{"libzmq", zmq.Version()})
+	out = append(out, Version{"libzmq", zmq.Version()})
+	// The bindings' interpreters, when there are any.
+	for _, interp := range []struct{ name, program, flag string }{{"Python", "python3", "--version"}, {"Node", "node", "--version"}} {
+		if v := strings.TrimSpace(command(interp.program, interp.flag)); v != "" && v != "unknown" {
+			out = append(out, Version{interp.name, v})
+		}
+	}
+	return out
 }
 
 // weidaModule is the module measured, built from the checkout (replace).
@@ -136,4 +145,26 @@ func command(name string, args ...string) string {
 		return "unknown"
 	}
 	return string(out)
+}
+
+// filesystemOf names the kind of file system dir is on (what fsync costs
+// depends on it), or says it could not tell.
+func filesystemOf(dir string) string {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return "file system unknown: " + err.Error()
+	}
+	switch st.Type {
+	case 0xef53:
+		return dir + " is on ext2/3/4"
+	case 0x58465342:
+		return dir + " is on XFS"
+	case 0x9123683e:
+		return dir + " is on Btrfs"
+	case 0x01021994:
+		return dir + " is on tmpfs, where fsync costs nothing"
+	case 0x794c7630:
+		return dir + " is on overlayfs"
+	}
+	return fmt.Sprintf("%s is on a file system of type %#x", dir, st.Type)
 }

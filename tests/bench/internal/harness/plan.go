@@ -43,6 +43,21 @@ type Plan struct {
 	IdleConns int `json:"idle_conns"`
 	IdleReps  int `json:"idle_reps"`
 
+	// QueueSize is the persistent queue's message size. Publishing with
+	// confirm runs up to QueueMax messages or QueueTime per repetition,
+	// the windowed case with QueueWindow confirms in flight; the
+	// produce-to-consume case times up to QueueLatencyMax messages.
+	QueueSize       int           `json:"queue_size"`
+	QueueMax        int           `json:"queue_max"`
+	QueueTime       time.Duration `json:"queue_time"`
+	QueueWindow     int           `json:"queue_window"`
+	QueueLatencyMax int           `json:"queue_latency_max"`
+
+	// BindingOps is how many round trips or messages each bindings script
+	// measures per figure, BindingReps how many times it runs.
+	BindingOps  int `json:"binding_ops"`
+	BindingReps int `json:"binding_reps"`
+
 	// CaseTimeout bounds one system's run of one case, set-up included.
 	CaseTimeout time.Duration `json:"case_timeout"`
 }
@@ -77,6 +92,13 @@ func FullPlan() Plan {
 		Connects:              40,
 		IdleConns:             256,
 		IdleReps:              3,
+		QueueSize:             64,
+		QueueMax:              20000,
+		QueueTime:             700 * time.Millisecond,
+		QueueWindow:           256,
+		QueueLatencyMax:       5000,
+		BindingOps:            5000,
+		BindingReps:           3,
 		CaseTimeout:           3 * time.Minute,
 	}
 }
@@ -96,6 +118,11 @@ func SmokePlan() Plan {
 	p.Connects = 2
 	p.IdleConns = 8
 	p.IdleReps = 1
+	p.QueueMax = 50
+	p.QueueTime = 50 * time.Millisecond
+	p.QueueLatencyMax = 10
+	p.BindingOps = 50
+	p.BindingReps = 1
 	p.CaseTimeout = 30 * time.Second
 	return p
 }

@@ -29,6 +29,29 @@ type Group struct {
 	Metrics []Metric   `json:"metrics"`
 	Cases   []Case     `json:"cases"`
 	Load    [3]float64 `json:"load"` // load average when the group started
+	// Columns, when set, are the group's own systems (the bindings' surfaces,
+	// the queue stacks at each durability), in place of the run's Systems;
+	// such a group stays out of the at-a-glance table and the ranking,
+	// whose ratios are weida over the four stacks.
+	Columns []string `json:"columns,omitempty"`
+	// Ratios are the pairs the group's section compares, for a group with
+	// its own Columns.
+	Ratios []Ratio `json:"ratios,omitempty"`
+}
+
+// Ratio names a quotient a report shows: Of's figure over Over's.
+type Ratio struct {
+	Of   string `json:"of"`
+	Over string `json:"over"`
+}
+
+// SystemsOf is the systems g's cases were measured on: its own Columns,
+// or all of the run's.
+func (r *Results) SystemsOf(g *Group) []string {
+	if len(g.Columns) > 0 {
+		return g.Columns
+	}
+	return r.Systems
 }
 
 // Metric describes one figure of a group's cases.
@@ -57,6 +80,9 @@ type Case struct {
 type Outcome struct {
 	System string `json:"system"`
 	Error  string `json:"error,omitempty"`
+	// Skipped says why a system was not measured at all (a binding whose
+	// toolchain is missing, a stack not built yet); it is not a failure.
+	Skipped string `json:"skipped,omitempty"`
 	// Reps holds each repetition's figures; Summary the reported ones
 	// (medians over the repetitions, or percentiles over every sample).
 	Reps    []map[string]float64 `json:"reps"`

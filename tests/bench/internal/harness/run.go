@@ -26,6 +26,13 @@ type Runner struct {
 	ChildProfile string
 	// Log receives one progress line per measurement.
 	Log io.Writer
+	// Queues are the persistent-queue stacks, each at one storage setting;
+	// QueueRatios the pairs of them the report compares.
+	Queues      []system.QueueSystem
+	QueueRatios []Ratio
+	// Bindings says where the bindings' benchmark scripts are; its rows
+	// are skipped, each with the reason, when it is empty.
+	Bindings Bindings
 
 	results       *Results
 	childProfiles int // children asked for a profile so far, numbering their files
@@ -40,7 +47,7 @@ func (r *Runner) Run(ctx context.Context, command string, smoke bool) *Results {
 		r.results.Systems = append(r.results.Systems, s.Name())
 	}
 	for _, group := range []func(context.Context) Group{
-		r.reqrepGroup, r.onewayGroup, r.fanoutGroup, r.bulkGroup, r.connectGroup, r.idleGroup,
+		r.reqrepGroup, r.onewayGroup, r.fanoutGroup, r.bulkGroup, r.connectGroup, r.idleGroup, r.queueGroup, r.bindingsGroup,
 	} {
 		if ctx.Err() != nil {
 			break
@@ -76,6 +83,16 @@ type session interface {
 // opener sets a case up on a system; ctx lives until the session is closed.
 type opener func(ctx context.Context, sys system.System, c caseSpec) (session, error)
 
+// column is one system of a group, by name: one of the run's Systems or
+// one of a group's own Columns.
+type column struct {
+	name    string
+	skipped string // why it is not measured; empty when it is
+	// open sets a case up on this system; ctx lives until the session is
+	// closed.
+	open func(ctx context.Context, c caseSpec) (session, error)
+}
+
 // schedule says how repetitions and set-ups alternate.
 type schedule int
 
@@ -90,15 +107,25 @@ const (
 
 // runGroup measures every case of g on every system.
 func (r *Runner) runGroup(ctx context.Context, g *Group, specs []caseSpec, reps int, how schedule, open opener) {
+	columns := make([]column, len(r.Systems))
+	for i, s := range r.Systems {
+		columns[i] = column{name: s.Name(), open: func(ctx context.Context, c caseSpec) (session, error) { return open(ctx, s, c) }}
+	}
+	r.runColumns(ctx, g, columns, specs, reps, how)
+}
+
+// runColumns measures every case of g on every column; a skipped column
+// is recorded as skipped.
+func (r *Runner) runColumns(ctx context.Context, g *Group, columns []column, specs []caseSpec, reps int, how schedule) {
 	g.Load = loadAverage()
 	for _, spec := range specs {
 		if r.Only != nil && !r.Only.MatchString(spec.id) {
 			continue
 		}
 		c := Case{ID: spec.id, Label: spec.label, Param: spec.param}
-		samples := make([][]time.Duration, len(r.Systems))
-		for _, s := range r.Systems {
-			c.Systems = append(c.Systems, Outcome{System: s.Name()})
+		samples := make([][]time.Duration, len(columns))
+		for _, col := range columns {
+			c.Systems = append(c.Systems, Outcome{System: col.name, Skipped: col.skipped})
 		}
 		record := func(i, rep int, m measurement, err error) {
 			o := &c.Systems[i]
@@ -115,16 +142,18 @@ func (r *Runner) runGroup(ctx context.Context, g *Group, specs []caseSpec, reps 
 		switch how {
 		case freshPerRep:
 			for rep := range reps {
-				for i, s := range r.Systems {
-					if c.Systems[i].Error == "" {
-						m, err := r.oneRep(ctx, s, spec, open)
+				for i, col := range columns {
+					if c.Systems[i].Error == "" && col.skipped == "" {
+						m, err := r.oneRep(ctx, col, spec)
 						record(i, rep, m, err)
 					}
 				}
 			}
 		case oneSetup:
-			for i, s := range r.Systems {
-				r.allReps(ctx, s, spec, reps, open, func(rep int, m measurement, err error) { record(i, rep, m, err) })
+			for i, col := range columns {
+				if col.skipped == "" {
+					r.allReps(ctx, col, spec, reps, func(rep int, m measurement, err error) { record(i, rep, m, err) })
+				}
 			}
 		}
 		for i := range c.Systems {
@@ -141,20 +170,20 @@ func (r *Runner) runGroup(ctx context.Context, g *Group, specs []caseSpec, reps 
 }
 
 // oneRep sets up, measures once and tears down, bounded by CaseTimeout.
-func (r *Runner) oneRep(ctx context.Context, s system.System, spec caseSpec, open opener) (measurement, error) {
+func (r *Runner) oneRep(ctx context.Context, col column, spec caseSpec) (measurement, error) {
 	var m measurement
 	var repErr error
-	r.allReps(ctx, s, spec, 1, open, func(_ int, got measurement, err error) { m, repErr = got, err })
+	r.allReps(ctx, col, spec, 1, func(_ int, got measurement, err error) { m, repErr = got, err })
 	return m, repErr
 }
 
 // allReps sets the case up once and runs reps repetitions, handing each
 // to done; a failed set-up, repetition or teardown is handed to done and
 // ends it. It is bounded by CaseTimeout.
-func (r *Runner) allReps(ctx context.Context, s system.System, spec caseSpec, reps int, open opener, done func(int, measurement, error)) {
+func (r *Runner) allReps(ctx context.Context, col column, spec caseSpec, reps int, done func(int, measurement, error)) {
 	ctx, cancel := context.WithTimeout(ctx, r.Plan.CaseTimeout)
 	defer cancel()
-	sess, err := open(ctx, s, spec)
+	sess, err := col.open(ctx, spec)
 	if err != nil {
 		done(0, measurement{}, fmt.Errorf("setting up: %w", err))
 		return

@@ -26,12 +26,18 @@ func value(c *harness.Case, system, metric string) (float64, bool) {
 // ratio is weida's figure over peer's, false when either is missing or the
 // peer's is zero.
 func ratio(c *harness.Case, peer, metric string) (float64, bool) {
-	w, ok1 := value(c, subject, metric)
-	p, ok2 := value(c, peer, metric)
-	if !ok1 || !ok2 || p == 0 {
+	return ratioOf(c, subject, peer, metric)
+}
+
+// ratioOf is of's figure over over's, false when either is missing or
+// over's is zero.
+func ratioOf(c *harness.Case, of, over, metric string) (float64, bool) {
+	a, ok1 := value(c, of, metric)
+	b, ok2 := value(c, over, metric)
+	if !ok1 || !ok2 || b == 0 {
 		return 0, false
 	}
-	return w / p, true
+	return a / b, true
 }
 
 // behind is how many times worse weida's figure is than peer's (below 1:
@@ -69,7 +75,7 @@ func gaps(res *harness.Results) []Gap {
 	for gi := range res.Groups {
 		g := &res.Groups[gi]
 		m, ok := primary(g)
-		if !ok {
+		if !ok || len(g.Columns) > 0 {
 			continue
 		}
 		for ci := range g.Cases {

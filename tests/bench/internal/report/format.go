@@ -33,10 +33,15 @@ func sig(v float64) string {
 	return strconv.FormatFloat(v, 'f', digits, 64)
 }
 
-// times formats a ratio: 0.42×, 1.00×, 12.5×.
+// times formats a ratio: 0.0042×, 0.42×, 1.00×, 12.5×, 1565×.
 func times(r float64) string {
-	if r >= 10 {
+	switch {
+	case r >= 100:
+		return fmt.Sprintf("%.0f×", r)
+	case r >= 10:
 		return fmt.Sprintf("%.1f×", r)
+	case r > 0 && r < 0.1:
+		return sig(r) + "×" // two decimals would round it to nothing
 	}
 	return fmt.Sprintf("%.2f×", r)
 }

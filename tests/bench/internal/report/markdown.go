@@ -44,7 +44,8 @@ func (w *writer) document() {
 		w.p("")
 	}
 	w.p("Where weida stands against raw QUIC (its physical limit: quic-go doing the same stream work with the same `quic.Config`), "+
-		"NATS and ZeroMQ, on one machine, in one run of %.0f seconds that started %s. **Every figure and every ratio below comes "+
+		"NATS and ZeroMQ; its persistent queue against NATS JetStream; and its Python and Node bindings against its own Go API: "+
+		"on one machine, in one run of %.0f seconds that started %s. **Every figure and every ratio below comes "+
 		"from that one run.**", r.Seconds, r.Started.UTC().Format("2006-01-02 15:04 MST"))
 	w.p("")
 	w.glance()
@@ -53,7 +54,6 @@ func (w *writer) document() {
 	for i := range r.Groups {
 		w.groupSection(&r.Groups[i])
 	}
-	w.notBuilt()
 	w.behind() // the closing note
 }
 
@@ -74,6 +74,9 @@ func (w *writer) glance() {
 	w.tableHead(head)
 	for gi := range w.res.Groups {
 		g := &w.res.Groups[gi]
+		if len(g.Columns) > 0 {
+			continue // its own systems: its section has its own ratios
+		}
 		for ci := range g.Cases {
 			c := &g.Cases[ci]
 			for _, m := range g.Metrics {
@@ -82,7 +85,7 @@ func (w *writer) glance() {
 				}
 				row := []string{g.Title + ": " + c.Label, metricName(m)}
 				for _, s := range w.res.Systems {
-					row = append(row, w.figure(c, s, m.Key))
+					row = append(row, w.figure(c, s, m))
 				}
 				for _, p := range peers {
 					if r, ok := ratio(c, p, m.Key); ok {
@@ -167,7 +170,7 @@ func (w *writer) commands() {
 	w.p("")
 	w.p("```sh")
 	w.p("./build/bench.sh            # the full run: writes docs/BENCHMARKS.md and docs/bench/*.png (about %s)", roughMinutes(w.res))
-	w.p("./build/bench.sh --smoke    # every workload with tiny counts, under a minute; fails if any harness errors")
+	w.p("./build/bench.sh --smoke    # every workload with tiny counts, about a minute; fails if any harness errors")
 	w.p("```")
 	w.p("")
 	w.p("What it runs, in `tests/bench`:")
@@ -189,18 +192,23 @@ func (w *writer) commands() {
 		"NATS runs with `max_payload` 8 MiB (a 1 MiB request does not fit the default 1 MB) and `max_pending` 512 MiB, and its " +
 		"subscriptions with unbounded client-side pending limits; ZeroMQ's fan-out runs with unlimited high-water marks (at the default " +
 		"1000, libzmq's approximate accounting drops copies even with 128 in flight); one-way producers keep at most 16384 messages in " +
-		"flight, since core NATS has no flow control. weida and quic-go run with weida's default limits. Details: `tests/bench/README.md`.")
+		"flight, since core NATS has no flow control. weida and quic-go run with weida's default limits. The persistent queue's confirm " +
+		"cases run without a consumer, so weida's queue holds up to 256 MiB (default 8 MiB: 26 214 messages of 64 B) and JetStream's " +
+		"work-queue stream keeps its default (unlimited) bounds. Details: `tests/bench/README.md`.")
 	w.p("")
 	p := w.res.Plan
-	w.p("The plan: %d repetitions per case and system (bulk %d, idle memory %d); Req/Rep repetitions of up to %d round trips or %v; "+
-		"one-way repetitions of %v; fan-out repetitions of max(%d, %d / subscribers) publications; a run bounded by %v per system and case.",
-		p.Reps, p.BulkReps, p.IdleReps, p.ReqRepMax, p.ReqRepTime, p.OneWayTime, p.FanOutMinPublications, p.FanOutCopies, p.CaseTimeout)
+	w.p("The plan: %d repetitions per case and system (bulk %d, idle memory %d, bindings %d); Req/Rep repetitions of up to %d round trips or %v; "+
+		"one-way repetitions of %v; fan-out repetitions of max(%d, %d / subscribers) publications; queue repetitions of up to %d "+
+		"messages or %v (%d produce-to-consume); binding scripts of %d operations per figure; a run bounded by %v per system and case.",
+		p.Reps, p.BulkReps, p.IdleReps, p.BindingReps, p.ReqRepMax, p.ReqRepTime, p.OneWayTime, p.FanOutMinPublications, p.FanOutCopies,
+		p.QueueMax, p.QueueTime, p.QueueLatencyMax, p.BindingOps, p.CaseTimeout)
 	w.p("")
 }
 
-// outFlag is the results path in a recorded command: a temporary file,
-// noise in the report.
-var outFlag = regexp.MustCompile(` -out \S+`)
+// outFlag is a path in a recorded command (the results file, the
+// repository, the library for the bindings): temporary or local, noise in
+// the report.
+var outFlag = regexp.MustCompile(` -(out|repo|weida-lib|node-package) \S+`)
 
 func roughMinutes(res *harness.Results) string {
 	if res.Smoke {
@@ -221,28 +229,41 @@ func (w *writer) groupSection(g *harness.Group) {
 	}
 	head = append(head, "spread over repetitions")
 	w.tableHead(head)
-	var failures []string
+	var failures, skips []string
+	failedCases := map[string][]string{} // "system: error" -> the cases it failed
 	for ci := range g.Cases {
 		c := &g.Cases[ci]
-		for _, s := range w.res.Systems {
+		for _, s := range w.res.SystemsOf(g) {
 			row := []string{c.Label, s}
 			for _, m := range g.Metrics {
-				row = append(row, w.figure(c, s, m.Key))
+				row = append(row, w.figure(c, s, m))
 			}
 			row = append(row, spread(c.Outcome(s), g))
 			w.tableRow(row)
 			if o := c.Outcome(s); o != nil && o.Error != "" {
-				failures = append(failures, fmt.Sprintf("%s on %s: %s", c.Label, s, o.Error))
+				key := s + ": " + o.Error
+				if len(failedCases[key]) == 0 {
+					failures = append(failures, key)
+				}
+				failedCases[key] = append(failedCases[key], c.Label)
+			} else if o != nil && o.Skipped != "" && !slices.Contains(skips, s+": "+o.Skipped) {
+				skips = append(skips, s+": "+o.Skipped)
 			}
 		}
 	}
 	w.p("")
+	// One line per system and error, naming the cases it failed: a
+	// script that crashed fails every case of every surface it measures.
 	for _, f := range failures {
-		w.p("- Failed: %s", cell(f))
+		w.p("- Failed (%s) on %s", strings.Join(failedCases[f], "; "), cell(f))
 	}
-	if len(failures) > 0 {
+	for _, s := range skips {
+		w.p("- Not measured: %s", cell(s))
+	}
+	if len(failures)+len(skips) > 0 {
 		w.p("")
 	}
+	w.ratioTable(g)
 	for _, pl := range w.plots {
 		if pl.Group == g.ID {
 			w.p("![%s](%s)", pl.Caption, path.Join(w.plotPath, pl.File))
@@ -274,8 +295,9 @@ func spread(o *harness.Outcome, g *harness.Group) string {
 	return fmt.Sprintf("%s: %s – %s", m.Label, number(slices.Min(vs)), withUnit(number(slices.Max(vs)), m.Unit))
 }
 
-// figure is one summary figure, "failed" or "—" when there is none.
-func (w *writer) figure(c *harness.Case, system, key string) string {
+// figure is one summary figure (a count as a whole number), "failed",
+// "skipped" or "—" when there is none.
+func (w *writer) figure(c *harness.Case, system string, m harness.Metric) string {
 	o := c.Outcome(system)
 	if o == nil {
 		return "—"
@@ -283,7 +305,12 @@ func (w *writer) figure(c *harness.Case, system, key string) string {
 	if o.Error != "" {
 		return "failed"
 	}
-	if v, ok := value(c, system, key); ok {
+	if o.Skipped != "" {
+		return "skipped"
+	}
+	if v, ok := value(c, system, m.Key); ok && m.Count {
+		return fmt.Sprintf("%.0f", v)
+	} else if ok {
 		return number(v)
 	}
 	return "—"
@@ -301,31 +328,6 @@ func metricName(m harness.Metric) string {
 		return m.Label + arrow
 	}
 	return m.Label + " (" + m.Unit + ")" + arrow
-}
-
-// notBuilt lists the rows issue 10 asks for whose subjects do not exist yet.
-func (w *writer) notBuilt() {
-	w.p("## Not built yet")
-	w.p("")
-	w.p("These rows wait for the broker and the language bindings; they are measured when those land.")
-	w.p("")
-	head := append([]string{"Workload"}, w.res.Systems...)
-	w.tableHead(head)
-	for _, row := range []string{
-		"Persistent queue: publish with confirm (latency)",
-		"Persistent queue: produce-to-consume latency",
-		"Python: Req/Rep round trip",
-		"Python: Push messages/s",
-		"Node: Req/Rep round trip",
-		"Node: Push messages/s",
-	} {
-		cells := []string{row}
-		for range w.res.Systems {
-			cells = append(cells, "n/a (not built yet)")
-		}
-		w.tableRow(cells)
-	}
-	w.p("")
 }
 
 func (w *writer) tableHead(cells []string) {

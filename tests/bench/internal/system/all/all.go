@@ -1,11 +1,16 @@
-// Package all lists the systems the benchmarks compare, weida first.
+// Package all lists the systems the benchmarks compare, weida first, and
+// the persistent-queue stacks.
 package all
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/weida-go/weida/core/broker"
+
+	"github.com/weida-go/weida/tests/bench/internal/harness"
 	"github.com/weida-go/weida/tests/bench/internal/system"
+	"github.com/weida-go/weida/tests/bench/internal/system/jetstreamsys"
 	"github.com/weida-go/weida/tests/bench/internal/system/natssys"
 	"github.com/weida-go/weida/tests/bench/internal/system/quicsys"
 	"github.com/weida-go/weida/tests/bench/internal/system/weidasys"
@@ -20,12 +25,50 @@ func Systems() []system.System {
 
 // ByName finds a system by its Name, ignoring case.
 func ByName(name string) (system.System, error) {
+	return byName(Systems(), name, "system")
+}
+
+// QueueByName finds a queue stack by its Name, ignoring case.
+func QueueByName(name string) (system.QueueSystem, error) {
+	return byName(Queues(), name, "queue stack")
+}
+
+func byName[S interface{ Name() string }](all []S, name, what string) (S, error) {
 	var names []string
-	for _, s := range Systems() {
+	for _, s := range all {
 		if strings.EqualFold(s.Name(), name) {
 			return s, nil
 		}
 		names = append(names, s.Name())
 	}
-	return nil, fmt.Errorf("no system %q; the systems are %s", name, strings.Join(names, ", "))
+	var none S
+	return none, fmt.Errorf("no %s %q; they are %s", what, name, strings.Join(names, ", "))
+}
+
+// Queues is every persistent-queue stack at every storage setting, weida's
+// first.
+func Queues() []system.QueueSystem {
+	return []system.QueueSystem{
+		weidasys.Queue{Durability: broker.Memory}, weidasys.Queue{Durability: broker.Written},
+		weidasys.Queue{Durability: broker.Flushed},
+		jetstreamsys.Queue{Storage: jetstreamsys.Memory}, jetstreamsys.Queue{Storage: jetstreamsys.File},
+		jetstreamsys.Queue{Storage: jetstreamsys.FileSyncAlways},
+	}
+}
+
+// QueueRatios pairs each weida queue with JetStream at the storage
+// setting that promises the same: memory with memory, Written (the OS has
+// it) with file storage at its default sync interval, Flushed (fsynced
+// before the confirm) with sync_always.
+func QueueRatios() []harness.Ratio {
+	pairs := []struct{ weida, jetstream system.QueueSystem }{
+		{weidasys.Queue{Durability: broker.Memory}, jetstreamsys.Queue{Storage: jetstreamsys.Memory}},
+		{weidasys.Queue{Durability: broker.Written}, jetstreamsys.Queue{Storage: jetstreamsys.File}},
+		{weidasys.Queue{Durability: broker.Flushed}, jetstreamsys.Queue{Storage: jetstreamsys.FileSyncAlways}},
+	}
+	out := make([]harness.Ratio, len(pairs))
+	for i, p := range pairs {
+		out[i] = harness.Ratio{Of: p.weida.Name(), Over: p.jetstream.Name()}
+	}
+	return out
 }

@@ -1,0 +1,454 @@
+// Type declarations for weida (Node). The runtime JSDoc lives in lib/*.js;
+// these give checkers and editors the exact shapes.
+//
+// Every waiting call returns a Promise and takes an optional `{ signal }`:
+// aborting cancels the library operation (its streams are reset, so the
+// peer learns) and rejects with `signal.reason`.
+
+/// <reference types="node" />
+
+/** Bytes accepted where a payload is required (a string is a TypeError). */
+export type Bytes = Uint8Array | ArrayBufferView | ArrayBuffer;
+
+/** Options of every waiting call. */
+export interface CallOptions {
+  /** Abandons the call: the operation is canceled and its streams reset. */
+  signal?: AbortSignal;
+}
+
+/** A completion level: 1..5 are the library's, 16 and above the application's. */
+export type Level = number | bigint;
+
+/** Options of a send or open that may order a completion report. */
+export interface OrderOptions extends CallOptions {
+  /** The levels to report (at most 16 distinct); a reserved level is Protocol. */
+  report?: Level[];
+  /** PROGRESS (the default) or FINAL_ONLY. */
+  mode?: number;
+}
+
+/** The package version. */
+export const version: string;
+/** The wire protocol version (0). */
+export const VERSION: number;
+/** The QUIC ALPN. */
+export const ALPN: Buffer;
+/** Completion level: the peer's transport holds the bytes. */
+export const TRANSPORT_RECEIPT: 1;
+/** Completion level: the peer's application took the message. */
+export const ACCEPTED: 2;
+/** Completion level: persisted. */
+export const STORED: 3;
+/** Completion level: persisted on more than one node. */
+export const REPLICATED: 4;
+/** Completion level: acted upon. */
+export const PROCESSED: 5;
+/** The first level an application may name; carried, never interpreted. */
+export const APPLICATION_FLOOR: 16;
+/** Report mode: records as levels advance (the default). */
+export const PROGRESS: 0;
+/** Report mode: one record per level at the end. */
+export const FINAL_ONLY: 1;
+
+/** Holds one library handle; closing follows the library's drop semantics. */
+declare abstract class Handle {
+  /** True once close() was called. */
+  readonly closed: boolean;
+  /** Releases the handle now (idempotent). Later calls fail with RuntimeFailure. */
+  close(): void;
+}
+
+/** Which servers a dialling endpoint accepts. No default. */
+export class Trust extends Handle {
+  private constructor();
+  /** Trusts only the key a dialled address names. */
+  static byAddress(): Trust;
+  /** Trusts one key, `"sha256:<64 hex>"` (else InvalidFingerprint). */
+  static pin(fingerprint: string): Trust;
+  /** Trusts certificates chaining to the PEM certificates in path. */
+  static anchorFile(path: string): Trust;
+}
+
+/** A key and certificate a binding proves. */
+export class Identity extends Handle {
+  private constructor();
+  /** A fresh in-memory key (its address changes on every restart). */
+  static generate(): Identity;
+  /** A fresh key whose certificate names hosts (DNS names or IP literals). */
+  static generateFor(names: readonly string[]): Identity;
+  /** A chain and key read from one PEM file, when first needed. */
+  static fromPemFile(path: string): Identity;
+  /** `"sha256:<64 hex>"` of the public key. */
+  fingerprint(): string;
+}
+
+/** What arrived with a message; each field null when nothing was said. */
+export class IncomingMeta {
+  /** The path addressed; null on a reply half. */
+  endpoint: string | null;
+  /** The sender's advisory length. */
+  contentLen: number | null;
+  /** The sender's media-type label. */
+  contentType: string | null;
+  /** The topic of a fan-out copy. */
+  topic: string | null;
+  /** `sha256:…` the transport proved; never a header; null for anonymous peers. */
+  peer: string | null;
+  sequence: number | null;
+  /** Gap size. */
+  missed: number | null;
+  /** The levels of a report order. */
+  report: number[];
+  reportMode: number | null;
+  reportId: number | null;
+  /** W3C trace context. */
+  traceparent: string | null;
+  segment: number | null;
+  layer: number | null;
+}
+
+/** A whole received message. */
+export interface Message {
+  payload: Buffer;
+  meta: IncomingMeta;
+}
+
+/** A whole received message and the reporter of the report its sender ordered. */
+export interface ReportingMessage extends Message {
+  /** null when the sender ordered no report. */
+  reporter: Reporter | null;
+}
+
+/** An incoming stream and what arrived with it. */
+export interface IncomingTransfer {
+  stream: IncomingStream;
+  meta: IncomingMeta;
+}
+
+/** What one survey collected. Silence is counted, not raised. */
+export class Survey {
+  private constructor();
+  /** The replies, in arrival order. */
+  readonly replies: Buffer[];
+  /** Respondents the question was put to. */
+  readonly asked: number;
+  /** Answered with an error (refusal, reset, loss, ceiling). */
+  readonly failed: number;
+  /** Replies that came after the deadline (not delivered). */
+  readonly late: number;
+  /** Respondents asked that answered neither way. */
+  silent(): number;
+}
+
+/** Options of the Runtime constructor. */
+export interface RuntimeOptions {
+  /** Accepted for parity (Go schedules itself); at least 1. */
+  workerThreads?: number;
+  /** Datagram flows (not built yet: Unsupported). */
+  datagrams?: boolean;
+  /** Path statistics (not built yet: Unsupported). */
+  pathReport?: boolean;
+}
+
+/** A runtime: owns connections. Open objects never keep the process alive. */
+export class Runtime extends Handle {
+  constructor(options?: RuntimeOptions);
+  /** Binds a QUIC socket at "host:port" (port 0: the kernel chooses). */
+  bind(addr: string, identity: Identity): Promise<Binding>;
+  requester(trust: Trust): Requester;
+  pusher(trust: Trust): Pusher;
+  subscriber(trust: Trust): Subscriber;
+  pair(trust: Trust): Paired;
+  surveyor(trust: Trust): Surveyor;
+  /** Waits up to seconds for receipts and consumption, then ends the runtime. */
+  drain(seconds: number, options?: CallOptions): Promise<{ delivered: number; outstanding: number }>;
+}
+
+/** One QUIC socket serving its runtime's paths. */
+export class Binding extends Handle {
+  private constructor();
+  /** The bound "ip:port", with the real port. */
+  localAddr(): string;
+  /** `"sha256:…"` of the key this binding proves. */
+  fingerprint(): string;
+  /** The dialling URL of path: a client's whole configuration. */
+  url(path: string): string;
+  replier(path: string): Replier;
+  puller(path: string): Puller;
+  publisher(path: string): Publisher;
+  pair(path: string): Paired;
+  respondent(path: string): Respondent;
+  bus(path: string, trust: Trust): BusMember;
+}
+
+/** The asking side of Req/Rep: dials repliers, round-robin. */
+export class Requester extends Handle {
+  private constructor();
+  /** Dials url; resolves once negotiated (Untrusted names a wrong key). */
+  connect(url: string, options?: CallOptions): Promise<void>;
+  /** One whole request and its whole reply (under maxReplyBytes). */
+  request(payload: Bytes, maxReplyBytes: number | bigint, options?: CallOptions): Promise<Buffer>;
+  /** A streamed exchange: write and finish stream, then reply.recv(). */
+  open(options?: CallOptions): Promise<{ stream: OutgoingStream; reply: Reply }>;
+  /** Live connections. */
+  peerCount(): number;
+}
+
+/** One accepted request owing one answer. Closing it unanswered sends NO_REPLY. */
+export class Request extends Handle {
+  private constructor();
+  /** The request, whole. */
+  readonly payload: Buffer;
+  /** What arrived with it. */
+  readonly meta: IncomingMeta;
+  /** The whole reply, once; a second answer rejects with NoReply. */
+  reply(payload: Bytes, options?: CallOptions): Promise<void>;
+  /** Answers with a refusal: the asker sees Rejected. */
+  refuse(): Promise<void>;
+}
+
+/** The answering side of Req/Rep. */
+export class Replier extends Handle {
+  private constructor();
+  path(): string;
+  /** The next request, read whole under maxBytes. */
+  accept(maxBytes: number | bigint, options?: CallOptions): Promise<Request>;
+  /** The requests, for `for await`, until this replier is closed. */
+  requests(maxBytes: number | bigint, options?: CallOptions): AsyncGenerator<Request, void, undefined>;
+}
+
+/** The sending side of Push/Pull. */
+export class Pusher extends Handle {
+  private constructor();
+  connect(url: string, options?: CallOptions): Promise<void>;
+  /** Resolves once written with its end (or kept in the outbox); not an application ack. */
+  send(payload: Bytes, options?: CallOptions): Promise<void>;
+  /** With a report order: resolves to its Cursors (null for an empty order); bypasses the outbox. */
+  send(payload: Bytes, options: OrderOptions & { report: Level[] }): Promise<Cursors | null>;
+  /** A streamed message; a report order's cursors come from OutgoingStream.cursors(). */
+  open(options?: OrderOptions): Promise<OutgoingStream>;
+  peerCount(): number;
+  /** Outbox bodies dropped or lost before they could be written. */
+  dropped(): number;
+}
+
+/** The receiving side of Push/Pull. */
+export class Puller extends Handle {
+  private constructor();
+  path(): string;
+  /** The next message, whole, under maxBytes (else LimitExceeded). */
+  recv(maxBytes: number | bigint, options?: CallOptions): Promise<Message>;
+  /** recv, with the Reporter of the report the pusher ordered (or null). */
+  recvReporting(maxBytes: number | bigint, options?: CallOptions): Promise<ReportingMessage>;
+  /** The next message unread. */
+  recvStream(options?: CallOptions): Promise<IncomingTransfer>;
+  /** The messages, for `for await`, until this puller is closed. */
+  messages(maxBytes: number | bigint, options?: CallOptions): AsyncGenerator<Message, void, undefined>;
+}
+
+/** Drops of one topic by cause. */
+export interface DropCounts {
+  total: number;
+  subscriberBudget: number;
+  subscriberQueue: number;
+  noParkedConnection: number;
+}
+
+/** The publishing side of Pub/Sub. Nothing here waits for a subscriber. */
+export class Publisher extends Handle {
+  private constructor();
+  path(): string;
+  /** Queues one copy per matching subscriber; returns how many (0 is normal). */
+  publish(topic: string, payload: Bytes): number;
+  /** A streamed publication to the subscribers matching now. */
+  open(topic: string): FanOut;
+  subscriberCount(): number;
+  filterCount(): number;
+  dropped(): number;
+  droppedOn(topic: string): DropCounts | null;
+}
+
+/** The subscribing side of Pub/Sub. */
+export class Subscriber extends Handle {
+  private constructor();
+  connect(url: string, options?: CallOptions): Promise<void>;
+  /** Adds a filter ("" and "#" take every topic); a rejected one is Protocol. */
+  subscribe(filter: string, options?: CallOptions): Promise<void>;
+  unsubscribe(filter: string, options?: CallOptions): Promise<void>;
+  recv(maxBytes: number | bigint, options?: CallOptions): Promise<Message>;
+  recvStream(options?: CallOptions): Promise<IncomingTransfer>;
+  messages(maxBytes: number | bigint, options?: CallOptions): AsyncGenerator<Message, void, undefined>;
+  /** Live publisher connections: the only sign a publisher is gone. */
+  peerCount(): number;
+  filterCount(): number;
+}
+
+/** One end of a PAIR. */
+export class Paired extends Handle {
+  private constructor();
+  /** Dialling end only, once (a second call rejects with LimitExceeded). */
+  connect(url: string, options?: CallOptions): Promise<void>;
+  send(payload: Bytes, options?: CallOptions): Promise<void>;
+  /** With a report order: resolves to its Cursors (null for an empty order). */
+  send(payload: Bytes, options: OrderOptions & { report: Level[] }): Promise<Cursors | null>;
+  open(options?: OrderOptions): Promise<OutgoingStream>;
+  recv(maxBytes: number | bigint, options?: CallOptions): Promise<Message>;
+  /** recv, with the Reporter of the report the peer ordered (or null). */
+  recvReporting(maxBytes: number | bigint, options?: CallOptions): Promise<ReportingMessage>;
+  recvStream(options?: CallOptions): Promise<IncomingTransfer>;
+  messages(maxBytes: number | bigint, options?: CallOptions): AsyncGenerator<Message, void, undefined>;
+  path(): string;
+  /** 0 or 1. */
+  peerCount(): number;
+}
+
+/** The asking side of SURVEY. */
+export class Surveyor extends Handle {
+  private constructor();
+  connect(url: string, options?: CallOptions): Promise<void>;
+  /** Asks every respondent, collects replies until deadlineSeconds. */
+  survey(payload: Bytes, deadlineSeconds: number, maxReplyBytes: number | bigint, options?: CallOptions): Promise<Survey>;
+  peerCount(): number;
+}
+
+/** The answering side of SURVEY. */
+export class Respondent extends Handle {
+  private constructor();
+  path(): string;
+  accept(maxBytes: number | bigint, options?: CallOptions): Promise<Request>;
+  requests(maxBytes: number | bigint, options?: CallOptions): AsyncGenerator<Request, void, undefined>;
+}
+
+/** A BUS member: bound and dialling at once; a send never reaches the sender. */
+export class BusMember extends Handle {
+  private constructor();
+  connect(url: string, options?: CallOptions): Promise<void>;
+  /** Resolves to members reached. */
+  send(payload: Bytes, options?: CallOptions): Promise<number>;
+  recv(maxBytes: number | bigint, options?: CallOptions): Promise<Message>;
+  messages(maxBytes: number | bigint, options?: CallOptions): AsyncGenerator<Message, void, undefined>;
+  peerCount(): number;
+  dropped(): number;
+  path(): string;
+}
+
+/** An outgoing streamed transfer. Closing it unfinished resets it. */
+export class OutgoingStream extends Handle {
+  private constructor();
+  write(chunk: Bytes, options?: CallOptions): Promise<void>;
+  /** Sends the end and waits for the transport receipt. */
+  finish(options?: CallOptions): Promise<void>;
+  /** Resets the stream: the reader sees Canceled. */
+  cancel(): Promise<void>;
+  /** The cursors of the report this stream ordered, once; null otherwise. */
+  cursors(): Promise<Cursors | null>;
+}
+
+/** An incoming streamed transfer. Closing it early refuses the rest. */
+export class IncomingStream extends Handle {
+  private constructor();
+  /** The next piece of at most maxBytes; an empty Buffer at the end. */
+  read(maxBytes: number | bigint, options?: CallOptions): Promise<Buffer>;
+  /** The rest, whole, under maxBytes (else LimitExceeded). */
+  collect(maxBytes: number | bigint, options?: CallOptions): Promise<Buffer>;
+  /** The pieces, for `for await`, until the end. */
+  chunks(maxBytes: number | bigint, options?: CallOptions): AsyncGenerator<Buffer, void, undefined>;
+  /** The Reporter of the report the sender ordered, once; null otherwise. */
+  reporter(): Promise<Reporter | null>;
+}
+
+/** The reply half of an exchange opened with Requester.open. */
+export class Reply extends Handle {
+  private constructor();
+  /** A loss after the request's end is Indeterminate, never ConnectionLost. */
+  recv(options?: CallOptions): Promise<IncomingTransfer>;
+}
+
+/** One streamed publication. Closing it unfinished cancels every copy. */
+export class FanOut extends Handle {
+  private constructor();
+  /** The topic published. */
+  readonly topic: string;
+  /** Resolves to the copies left. */
+  writeWithin(chunk: Bytes, seconds: number, options?: CallOptions): Promise<number>;
+  writeNow(chunk: Bytes): Promise<number>;
+  subscribers(): Promise<number>;
+  /** Resolves to how many subscribers got all of it; a second finish rejects with NoReply. */
+  finish(): Promise<number>;
+}
+
+/** The sender's view of the report it ordered: per level, the highest offset reported. */
+export class Cursors extends Handle {
+  private constructor();
+  /** level -> offset of every level reported so far, levels ascending. */
+  snapshot(): Map<number, number>;
+  /** The highest offset reported for level; null when none yet. */
+  offset(level: Level): number | null;
+  /** Waits until the cursors moved: the new snapshot, or null once the report ended. */
+  changed(options?: CallOptions): Promise<Map<number, number> | null>;
+  /** Every change, for `for await`, until the report ends. */
+  changes(options?: CallOptions): AsyncGenerator<Map<number, number>, void, undefined>;
+}
+
+/** The receiving side of a report order. Always finish it. */
+export class Reporter extends Handle {
+  private constructor();
+  /** The levels the sender ordered, ascending. */
+  readonly levels: number[];
+  /** PROGRESS or FINAL_ONLY, as the sender asked. */
+  readonly mode: number;
+  /** Payload bytes [0, offset) reached level; an unordered level is ignored. */
+  report(level: Level, offset: number | bigint): Promise<void>;
+  /** Ends the report, once (a second call rejects with NoReply). */
+  finish(): Promise<void>;
+}
+
+/** Base of every weida failure; message is the library's own sentence. */
+export class WeidaError extends Error {
+  /** The C code's name, e.g. "WEIDA_ELIMIT" ("WEIDA_EBADHANDLE" for a closed handle). */
+  readonly code: string;
+  /** The C code, e.g. 19. */
+  readonly errno: number;
+  /** The library's variant name, e.g. "LimitExceeded" ("Runtime" for RuntimeFailure). */
+  readonly kind: string;
+}
+/** The runtime failed or was used wrongly; also the ABI's own failures. */
+export class RuntimeFailure extends WeidaError {}
+export class InvalidAddress extends WeidaError {}
+export class InvalidEndpointPath extends WeidaError {}
+export class InvalidFingerprint extends WeidaError {}
+export class AlreadyRegistered extends WeidaError {}
+export class AddressInUse extends WeidaError {}
+export class NotConnected extends WeidaError {}
+/** A definite failure: the connection was lost before the outcome was settled. */
+export class ConnectionLost extends WeidaError {}
+export class Negotiation extends WeidaError {}
+export class Protocol extends WeidaError {}
+export class Rejected extends WeidaError {}
+export class UnknownEndpoint extends WeidaError {}
+export class Unsupported extends WeidaError {}
+export class NoParkedConnection extends WeidaError {}
+export class NoReply extends WeidaError {}
+export class Canceled extends WeidaError {}
+export class Expired extends WeidaError {}
+/** The outcome is unknown: a sibling of ConnectionLost, never a subclass. */
+export class Indeterminate extends WeidaError {}
+export class LimitExceeded extends WeidaError {}
+export class DatagramsUnavailable extends WeidaError {}
+export class TooLarge extends WeidaError {}
+export class Tls extends WeidaError {}
+/** The message names the key that answered. */
+export class Untrusted extends WeidaError {}
+export class UntrustedPrincipal extends WeidaError {}
+export class Io extends WeidaError {}
+export class Transport extends WeidaError {}
+
+/** Diagnostics for tests and leak checks. */
+export const diagnostics: {
+  /** Open library handles in the whole process. */
+  handlesLive(): number;
+  /** Calls of this thread whose completion has not been delivered yet. */
+  pendingOperations(): number;
+  /** The library's version string. */
+  libraryVersion(): string;
+};

@@ -1,0 +1,144 @@
+'use strict';
+/**
+ * {@link Runtime} and {@link Binding}: where every endpoint comes from.
+ * @module weida/lib/runtime
+ */
+const native = require('./native');
+const { Handle, waiting, expect } = require('./handle');
+const { Trust, Identity } = require('./values');
+const { Requester, Replier, Pusher, Puller, Publisher, Subscriber } = require('./patterns');
+const { Paired, Surveyor, Respondent, BusMember } = require('./peers');
+
+const U32_MAX = 2 ** 32 - 1;
+
+/**
+ * One QUIC socket serving its runtime's paths (from `Runtime.bind`).
+ * Registrations throw `AlreadyRegistered` / `InvalidEndpointPath`; closing
+ * the binding stops serving its socket.
+ */
+class Binding extends Handle {
+  /** The bound `"ip:port"`, with the real port. */
+  localAddr() {
+    return native.bindingLocalAddr(this._h);
+  }
+
+  /** `"sha256:…"` of the key this binding proves. */
+  fingerprint() {
+    return native.bindingFingerprint(this._h);
+  }
+
+  /**
+   * The dialling URL of `path`: a client's whole configuration.
+   * @param {string} path
+   */
+  url(path) {
+    return native.bindingUrl(this._h, path);
+  }
+
+  /** @param {string} path the Req/Rep answering endpoint's path */
+  replier(path) {
+    return new Replier(native.bindingReplier(this._h, path));
+  }
+
+  /** @param {string} path the Push/Pull receiving endpoint's path */
+  puller(path) {
+    return new Puller(native.bindingPuller(this._h, path));
+  }
+
+  /** @param {string} path the Pub/Sub publishing endpoint's path */
+  publisher(path) {
+    return new Publisher(native.bindingPublisher(this._h, path));
+  }
+
+  /** @param {string} path the bound end of a PAIR */
+  pair(path) {
+    return new Paired(native.bindingPair(this._h, path));
+  }
+
+  /** @param {string} path the SURVEY answering endpoint's path */
+  respondent(path) {
+    return new Respondent(native.bindingRespondent(this._h, path));
+  }
+
+  /**
+   * A BUS member bound at `path` that dials other members under `trust`.
+   * @param {string} path
+   * @param {Trust} trust
+   */
+  bus(path, trust) {
+    return new BusMember(native.bindingBus(this._h, path, expect(trust, Trust, 'trust')._h));
+  }
+}
+
+/**
+ * A runtime: owns connections. Every object obtained from it keeps it
+ * alive; it stops with the last of them. Open objects never keep the Node
+ * process alive: only a pending call does.
+ */
+class Runtime extends Handle {
+  /**
+   * @param {{workerThreads?: number, datagrams?: boolean, pathReport?: boolean}} [options]
+   *   `workerThreads` is accepted for parity (Go schedules itself);
+   *   `datagrams` and `pathReport` are not built yet (`Unsupported`).
+   */
+  constructor(options = {}) {
+    const { workerThreads = 1, datagrams = false, pathReport = false } = options;
+    if (!Number.isInteger(workerThreads)) {
+      throw new TypeError(`workerThreads must be an integer, not ${typeof workerThreads}`);
+    }
+    if (workerThreads < 1 || workerThreads > U32_MAX) {
+      throw new RangeError(`workerThreads must be at least 1 (got ${workerThreads})`);
+    }
+    super(native.runtimeNew(workerThreads, Boolean(datagrams), Boolean(pathReport)));
+  }
+
+  /**
+   * Binds a QUIC socket at `"host:port"` (port 0: the kernel chooses)
+   * proving `identity`.
+   * @param {string} addr
+   * @param {Identity} identity
+   * @returns {Promise<Binding>}
+   */
+  async bind(addr, identity) {
+    const id = expect(identity, Identity, 'identity')._handle();
+    return new Binding(native.bindQuic(this._h, addr, id));
+  }
+
+  /** @param {Trust} trust how servers are verified */
+  requester(trust) {
+    return new Requester(native.runtimeRequester(this._h, expect(trust, Trust, 'trust')._h, 0n));
+  }
+
+  /** @param {Trust} trust how servers are verified */
+  pusher(trust) {
+    return new Pusher(native.runtimePusher(this._h, expect(trust, Trust, 'trust')._h, 0n));
+  }
+
+  /** @param {Trust} trust how servers are verified */
+  subscriber(trust) {
+    return new Subscriber(native.runtimeSubscriber(this._h, expect(trust, Trust, 'trust')._h, 0n));
+  }
+
+  /** @param {Trust} trust the dialling end of a PAIR */
+  pair(trust) {
+    return new Paired(native.runtimePair(this._h, expect(trust, Trust, 'trust')._h, 0n));
+  }
+
+  /** @param {Trust} trust a SURVEY asker; every survey asks every connected respondent */
+  surveyor(trust) {
+    return new Surveyor(native.runtimeSurveyor(this._h, expect(trust, Trust, 'trust')._h, 0n));
+  }
+
+  /**
+   * Waits up to `seconds` for finished transfers' receipts and the peers'
+   * consumption, then ends the runtime (the C library's drain consumes it).
+   * @param {number} seconds finite, not negative (else `RuntimeFailure`)
+   * @param {{signal?: AbortSignal}} [options] an abort ends the drain early, abortively
+   * @returns {Promise<{delivered: number, outstanding: number}>}
+   */
+  drain(seconds, options) {
+    return waiting(options, () => native.runtimeDrain(this._h, seconds, this));
+  }
+}
+
+module.exports = { Runtime, Binding };

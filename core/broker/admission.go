@@ -1,0 +1,187 @@
+package broker
+
+import (
+	"context"
+	"io"
+	"sync"
+
+	weida "github.com/weida-go/weida/core"
+	"github.com/weida-go/weida/core/errs"
+)
+
+// readChunk is the unit a body is read and charged in.
+const readChunk = 64 << 10
+
+var chunkPool = sync.Pool{New: func() any { b := make([]byte, readChunk); return &b }}
+
+// admitTransfer admits a one-way transfer (BROKER.md §5.3). A refusal
+// stops the unread rest with REJECTED; a producer that vanished mid-body
+// leaves nothing behind; a refusal after the whole body was read has no
+// stream left to stop and is silent (decision 0005: a producer that must
+// know uses an exchange). Success is told only to a producer that ordered
+// Accepted (or Stored), on its report.
+func (q *queue) admitTransfer(t *weida.IncomingTransfer) {
+	stop := context.AfterFunc(q.ctx, func() { _ = t.Close() }) // the broker closing stops a slow body
+	defer stop()
+	m, err := q.receive(t)
+	if err != nil {
+		q.countFailure(err)
+		_ = t.Close()
+		return
+	}
+	m.producer = newProducerReport(q.port.ProducerReporter(t))
+	if !q.offer(m) {
+		m.producer.finish()
+		return
+	}
+	m.producer.certify(q.keep.certificate(), m.bodyLen)
+}
+
+// admitExchange admits an exchange (§5.2): the confirm is DATA key 8 on
+// the reply half — the queue's certificate, Accepted or Stored — and a
+// refusal is ERROR REJECTED. A request the producer abandoned mid-body is
+// refused too, which also releases the stream: nothing was admitted, which
+// is what REJECTED says.
+func (q *queue) admitExchange(ex *weida.IncomingExchange) {
+	req := ex.Request()
+	stop := context.AfterFunc(q.ctx, func() { _ = ex.Refuse() })
+	defer stop()
+	m, err := q.receive(req)
+	if err != nil {
+		q.countFailure(err)
+		_ = ex.Refuse()
+		return
+	}
+	m.producer = newProducerReport(q.port.ProducerReporter(req))
+	if !q.offer(m) {
+		m.producer.finish()
+		_ = ex.Refuse()
+		return
+	}
+	cert := q.keep.certificate()
+	_ = q.port.Confirm(ex, cert)
+	m.producer.certify(cert, m.bodyLen)
+}
+
+// countFailure counts an admission that made no message: refused by the
+// queue (Rejected, or the store's Io), or interrupted by its producer.
+func (q *queue) countFailure(err error) {
+	switch errs.KindOf(err) {
+	case errs.KindRejected, errs.KindIO:
+		q.refused.Add(1)
+	default:
+		q.interrupted.Add(1)
+	}
+	q.post(nudge{}) // so a wait on the counts looks again
+}
+
+// nudge changes nothing; it makes the loop look at its waiters again.
+type nudge struct{}
+
+func (nudge) apply(*queue) {}
+
+// receive reads one body under the queue's byte bound and makes it a
+// message at the queue's certificate. The room check comes before the
+// first byte is read (overhead, topic and content type must fit), and
+// every chunk is charged before it is kept, so a body larger than the room
+// is refused without being buffered further and the producer's content_len
+// never sizes anything (§5.1). On failure nothing is kept or charged.
+func (q *queue) receive(t *weida.IncomingTransfer) (*message, error) {
+	if q.refusing.Load() {
+		return nil, errs.New(errs.KindRejected, "the queue %q is retiring", q.path)
+	}
+	m := &message{meta: transferMeta(t.Meta())}
+	m.charge = int64(PerMessageOverhead + len(m.meta.Topic) + len(m.meta.ContentType))
+	if !q.budget.reserve(m.charge) {
+		return nil, errs.New(errs.KindRejected, "the queue %q is full", q.path)
+	}
+	sink, err := q.keep.newBody()
+	if err != nil {
+		q.budget.release(m.charge)
+		q.onError(err)
+		return nil, err
+	}
+	if err := q.readBody(t, sink, m); err != nil {
+		sink.abort()
+		q.budget.release(m.charge)
+		return nil, err
+	}
+	if err := q.keep.admit(sink, m); err != nil {
+		q.budget.release(m.charge)
+		q.onError(err)
+		return nil, err
+	}
+	return m, nil
+}
+
+// readBody copies t's payload into sink, charging m for each chunk first.
+func (q *queue) readBody(t *weida.IncomingTransfer, sink bodySink, m *message) error {
+	bp := chunkPool.Get().(*[]byte)
+	defer chunkPool.Put(bp)
+	for {
+		n, rerr := io.ReadFull(t, *bp)
+		if n > 0 {
+			if !q.budget.reserve(int64(n)) {
+				return errs.New(errs.KindRejected, "the message does not fit in the queue %q", q.path)
+			}
+			m.charge += int64(n)
+			m.bodyLen += uint64(n)
+			if _, err := sink.Write((*bp)[:n]); err != nil {
+				q.onError(err)
+				return err
+			}
+		}
+		switch rerr {
+		case nil:
+		case io.EOF, io.ErrUnexpectedEOF:
+			return nil
+		default:
+			return rerr // reset or connection lost: an interrupted admission was never a message
+		}
+	}
+}
+
+// transferMeta is what a queue keeps of a producer's header and forwards
+// unmodified: content type, trace context (tracestate too, O-8), topic.
+func transferMeta(in weida.IncomingMeta) weida.TransferMeta {
+	var m weida.TransferMeta
+	m.ContentType, _ = in.ContentType()
+	m.Traceparent, _ = in.Traceparent()
+	m.Tracestate, _ = in.Tracestate()
+	m.Topic, _ = in.Topic()
+	return m
+}
+
+// offer hands an admitted message to the loop; false when the queue
+// refused it after all (retire began meanwhile, or the broker is closing),
+// in which case it is forgotten and its bytes freed.
+func (q *queue) offer(m *message) bool {
+	reply := make(chan bool, 1)
+	select {
+	case q.events <- admitted{m, reply}:
+	case <-q.stopped:
+		reply <- false
+	}
+	if ok := <-reply; ok {
+		return true
+	}
+	q.keep.withdraw(m)
+	q.budget.release(m.charge)
+	return false
+}
+
+// admitted asks the loop to take a received message into the ready list.
+type admitted struct {
+	m     *message
+	reply chan<- bool
+}
+
+func (e admitted) apply(q *queue) {
+	if q.refusing.Load() {
+		e.reply <- false
+		return
+	}
+	q.ready = append(q.ready, e.m)
+	q.pump()
+	e.reply <- true
+}

@@ -1,0 +1,204 @@
+package broker
+
+import (
+	"context"
+	"io"
+	"sync"
+	"time"
+
+	weida "github.com/weida-go/weida/core"
+	"github.com/weida-go/weida/core/errs"
+)
+
+// Broker is a set of queues, each at an endpoint path of one Runtime's
+// Listener, so every binding of that listener serves them. It is an
+// ordinary weida program (BROKER.md §1.5) that any process may embed:
+// New claims the paths, Serve runs the queues, Retire drains them, Close
+// ends them.
+type Broker struct {
+	cfg    Config
+	queues []*queue
+	byPath map[string]*queue
+	store  io.Closer // the persistent queues' store, when any queue has one
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	serving bool
+	closed  bool
+	loops   sync.WaitGroup
+}
+
+// New validates cfg, opens the store and recovers the persistent queues
+// (when any is configured), then registers every queue's path on rt's
+// Listener. Too many queues is LimitExceeded before any path is claimed; a
+// path another registration holds is AlreadyRegistered; a data directory
+// that cannot be used, or a corrupt store, is an Io error. On any failure
+// nothing stays claimed or open.
+func New(rt *weida.Runtime, cfg Config) (*Broker, error) {
+	cfg, err := cfg.validated()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	b := &Broker{cfg: cfg, byPath: make(map[string]*queue, len(cfg.Queues)), ctx: ctx, cancel: cancel}
+	keepers, store, err := openKeepers(cfg)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	b.store = store
+	for i, qc := range cfg.Queues {
+		port, err := rt.Listener().QueuePort(qc.Path)
+		if err != nil {
+			for _, k := range keepers[i:] {
+				_ = k.keeper.close()
+			}
+			b.Close()
+			return nil, err
+		}
+		q := newQueue(ctx, qc.Path, port, keepers[i].keeper, cfg)
+		q.recover(keepers[i].recovered)
+		b.queues = append(b.queues, q)
+		b.byPath[qc.Path] = q
+	}
+	return b, nil
+}
+
+// Paths lists the queues' paths, in configuration order.
+func (b *Broker) Paths() []string {
+	out := make([]string, len(b.queues))
+	for i, q := range b.queues {
+		out[i] = q.path
+	}
+	return out
+}
+
+// Serve runs every queue's loop until ctx ends or Close is called; ctx
+// ending closes the broker. Until Serve runs, producers and consumers
+// wait (their streams queue at the paths). It may be called once.
+func (b *Broker) Serve(ctx context.Context) error {
+	b.mu.Lock()
+	if b.closed || b.serving {
+		b.mu.Unlock()
+		return errs.New(errs.KindRuntime, "broker: Serve after Close, or called twice")
+	}
+	b.serving = true
+	for _, q := range b.queues {
+		b.loops.Add(1)
+		go func() {
+			defer b.loops.Done()
+			q.run()
+		}()
+	}
+	b.mu.Unlock()
+	select {
+	case <-ctx.Done():
+		b.Close()
+		return errs.Wrap(errs.KindCanceled, ctx.Err(), "broker stopped")
+	case <-b.ctx.Done():
+		return nil
+	}
+}
+
+// Retire drains every queue at once (BROKER.md §12) and sums their
+// counts: admission is refused from now on (Rejected, as at a full
+// queue), deliveries go on under the credit already granted, and it waits
+// until deadline — returning early once nothing is out and nothing more
+// can be delivered — then takes back what is still out. The queues then
+// neither admit nor deliver; Close ends them. The deadline is mandatory
+// and one in the past waits for nothing. Retire is not the transport's
+// drain (Runtime.Drain) and certifies nothing about any peer; shut down
+// in that order: Retire, Close, then the runtime's drain. It needs Serve
+// running; without it, it returns zeros.
+func (b *Broker) Retire(deadline time.Time) Retired {
+	b.mu.Lock()
+	serving := b.serving && !b.closed
+	b.mu.Unlock()
+	if !serving {
+		return Retired{}
+	}
+	results := make([]Retired, len(b.queues))
+	var wg sync.WaitGroup
+	for i, q := range b.queues {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = q.retire(deadline)
+		}()
+	}
+	wg.Wait()
+	var sum Retired
+	for _, r := range results {
+		sum = sum.add(r)
+	}
+	return sum
+}
+
+// Close unregisters the paths (transfers still queued there are refused
+// UNKNOWN_ENDPOINT), cancels deliveries in flight, ends every producer
+// report still open and closes the store. What a memory queue held is
+// gone; a persistent queue's unsettled messages are ready again at the
+// next start. It waits for the broker's goroutines; it is idempotent.
+func (b *Broker) Close() {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return
+	}
+	b.closed = true
+	b.mu.Unlock()
+	for _, q := range b.queues {
+		_ = q.port.Close()
+	}
+	b.cancel()
+	b.loops.Wait()
+	for _, q := range b.queues {
+		q.wg.Wait()
+		if err := q.keep.close(); err != nil {
+			q.onError(err)
+		}
+	}
+	if b.store != nil {
+		_ = b.store.Close()
+	}
+}
+
+// QueueStats is a queue's state at one moment (BROKER.md §3).
+type QueueStats struct {
+	Ready     int   // messages held and not out
+	Unsettled int   // deliveries out without a settling report
+	Bytes     int64 // bytes charged against QueueBytes, admissions in progress included
+	Consumers int   // subscriptions
+	// MaxAttempts is the highest delivery count among held messages: a
+	// message that keeps coming back names itself here (O-11).
+	MaxAttempts uint64
+	// Refused counts admissions refused (full, retiring, store failure);
+	// Interrupted those its producer cut short (reset, connection lost).
+	// Neither left anything behind.
+	Refused, Interrupted uint64
+}
+
+// Stats reports the queue at path; UnknownEndpoint when no queue is
+// there. It needs Serve running (ctx bounds the wait).
+func (b *Broker) Stats(ctx context.Context, path string) (QueueStats, error) {
+	q := b.byPath[path]
+	if q == nil {
+		return QueueStats{}, errs.New(errs.KindUnknownEndpoint, "broker: no queue at %q", path)
+	}
+	var s QueueStats
+	err := q.call(ctx, func() { s = q.stats() })
+	return s, err
+}
+
+func (q *queue) stats() QueueStats {
+	s := QueueStats{Ready: len(q.ready), Unsettled: len(q.unsettled), Bytes: q.budget.charged(),
+		Consumers: len(q.consumers.list), Refused: q.refused.Load(), Interrupted: q.interrupted.Load()}
+	for _, m := range q.ready {
+		s.MaxAttempts = max(s.MaxAttempts, m.attempts)
+	}
+	for _, d := range q.unsettled {
+		s.MaxAttempts = max(s.MaxAttempts, d.msg.attempts)
+	}
+	return s
+}

@@ -1,0 +1,155 @@
+package broker
+
+import (
+	"strings"
+
+	"github.com/weida-go/weida/core/errs"
+	"github.com/weida-go/weida/core/identity"
+)
+
+// The broker's bounds (BROKER.md §3). They are a profile of their own,
+// apart from per-connection limits, because a queue outlives every
+// connection that touches it.
+const (
+	// DefaultQueueBytes bounds the bytes one queue holds, ready and
+	// unsettled together, each message charged with PerMessageOverhead.
+	DefaultQueueBytes int64 = 8 << 20
+	// DefaultMaxQueues bounds the queues of one broker.
+	DefaultMaxQueues = 64
+	// DefaultMaxUnsettled bounds the deliveries one subscription may have
+	// out without a settling report.
+	DefaultMaxUnsettled = 256
+	// NeverDeliver as MaxUnsettled is a bound of zero: the queues admit and
+	// confirm but deliver nothing (the zero value of MaxUnsettled is the
+	// default, so zero itself needs a name).
+	NeverDeliver = -1
+	// PerMessageOverhead is charged per held message on top of its body,
+	// topic and content type, so queue_bytes/256 also caps the count.
+	PerMessageOverhead = 256
+	// MaxPendingGrants bounds, per queue, the credit grants held for a
+	// subscription whose SUBSCRIBE has not arrived yet (oldest evicted).
+	MaxPendingGrants = 64
+)
+
+// Durability is how far a queue takes a message before it certifies it
+// (BROKER.md §13.1). Level 3 (Stored) has one wire value, so a queue
+// reports Stored only at the durability it is configured for.
+type Durability int
+
+// The durabilities, weakest first.
+const (
+	// Memory keeps bodies in RAM: the certificate is Accepted, a restart
+	// loses the queue, and Stored is never reported.
+	Memory Durability = iota
+	// Written certifies Stored once the body and its commit record were
+	// written to the OS (survives a broker crash, not a power loss).
+	Written
+	// Flushed certifies Stored once they were fsynced (survives power loss).
+	Flushed
+)
+
+var durabilityNames = [...]string{Memory: "memory", Written: "written", Flushed: "flushed"}
+
+// String is the configuration spelling: "memory", "written" or "flushed".
+func (d Durability) String() string {
+	if d >= Memory && d <= Flushed {
+		return durabilityNames[d]
+	}
+	return "unknown"
+}
+
+// ParseDurability reads "memory", "written" or "flushed".
+func ParseDurability(s string) (Durability, error) {
+	for d, name := range durabilityNames {
+		if s == name {
+			return Durability(d), nil
+		}
+	}
+	return Memory, errs.New(errs.KindRuntime, "broker: unknown durability %q (want memory, written or flushed)", s)
+}
+
+// QueueConfig is one queue: its path and how durable its messages are.
+type QueueConfig struct {
+	Path       string
+	Durability Durability
+}
+
+// ParseQueue reads "PATH" or "PATH:memory|written|flushed" (the CLI's
+// --queue). The suffix is split at the last colon; a suffix of lowercase
+// letters that names no durability is an error (a typo must not become
+// part of the path), anything else after a colon belongs to the path.
+func ParseQueue(s string) (QueueConfig, error) {
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return QueueConfig{Path: s}, nil
+	}
+	suffix := s[i+1:]
+	if d, err := ParseDurability(suffix); err == nil {
+		return QueueConfig{Path: s[:i], Durability: d}, nil
+	}
+	if suffix != "" && strings.Trim(suffix, "abcdefghijklmnopqrstuvwxyz") == "" {
+		return QueueConfig{}, errs.New(errs.KindRuntime, "broker: %q: unknown durability %q (want memory, written or flushed)", s, suffix)
+	}
+	return QueueConfig{Path: s}, nil
+}
+
+// Config configures a Broker. The zero value of every bound is its
+// default; a configuration the broker cannot honour is refused by New.
+type Config struct {
+	// Queues are registered in order, each at its path.
+	Queues []QueueConfig
+	// DataDir holds the persistent queues' store; required when any queue
+	// is Written or Flushed, unused otherwise.
+	DataDir string
+	// QueueBytes bounds one queue's held bytes (default 8 MiB).
+	QueueBytes int64
+	// MaxQueues bounds len(Queues) (default 64).
+	MaxQueues int
+	// MaxUnsettled bounds one subscription's deliveries out without a
+	// settling report (default 256; NeverDeliver for a bound of zero).
+	MaxUnsettled int
+	// OnError, when set, hears what the broker cannot tell a peer: an
+	// admission that failed at the store (the producer only sees Rejected),
+	// a body that could not be read back for delivery. It must not block.
+	OnError func(path string, err error)
+}
+
+// validated applies the defaults and checks the configuration; it names
+// the first problem it finds.
+func (c Config) validated() (Config, error) {
+	if c.QueueBytes < 0 || c.MaxQueues < 0 || c.MaxUnsettled < NeverDeliver {
+		return c, errs.New(errs.KindRuntime, "broker config: QueueBytes, MaxQueues and MaxUnsettled must not be negative (NeverDeliver aside)")
+	}
+	if c.QueueBytes == 0 {
+		c.QueueBytes = DefaultQueueBytes
+	}
+	if c.MaxQueues == 0 {
+		c.MaxQueues = DefaultMaxQueues
+	}
+	switch c.MaxUnsettled {
+	case 0:
+		c.MaxUnsettled = DefaultMaxUnsettled
+	case NeverDeliver:
+		c.MaxUnsettled = 0
+	}
+	if len(c.Queues) > c.MaxQueues {
+		return c, errs.New(errs.KindLimitExceeded, "broker config: %d queues, more than max_queues (%d)", len(c.Queues), c.MaxQueues)
+	}
+	seen := make(map[string]bool, len(c.Queues))
+	for _, q := range c.Queues {
+		if err := identity.ValidatePath(q.Path); err != nil {
+			return c, err
+		}
+		if q.Durability < Memory || q.Durability > Flushed {
+			return c, errs.New(errs.KindRuntime, "broker config: queue %q has unknown durability %d", q.Path, q.Durability)
+		}
+		if q.Durability != Memory && c.DataDir == "" {
+			return c, errs.New(errs.KindRuntime, "broker config: queue %q is %s but no data directory is configured", q.Path, q.Durability)
+		}
+		if seen[q.Path] {
+			return c, errs.New(errs.KindAlreadyRegistered, "broker config: the queue %q is configured twice", q.Path)
+		}
+		seen[q.Path] = true
+	}
+	return c, nil
+}

@@ -1,0 +1,284 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	weida "github.com/weida-go/weida/core"
+)
+
+// The helpers of core's own tests cannot be imported across packages;
+// these are the few the broker's tests need.
+
+func ctxFor(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// newRuntime starts a runtime shut down when the test ends.
+func newRuntime(t *testing.T) *weida.Runtime {
+	t.Helper()
+	rt, err := weida.NewRuntime(weida.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rt.Shutdown)
+	return rt
+}
+
+// testBroker is a served broker on loopback.
+type testBroker struct {
+	*Broker
+	rt      *weida.Runtime
+	binding *weida.Binding
+}
+
+// startBroker binds a fresh runtime on loopback and serves a broker under
+// cfg; every queue defaults to Memory. It closes when the test ends.
+func startBroker(t *testing.T, cfg Config) *testBroker {
+	t.Helper()
+	rt := newRuntime(t)
+	id, err := weida.GenerateIdentity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := rt.Listener().BindQUIC("127.0.0.1:0", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	br, err := New(rt, cfg)
+	if err != nil {
+		t.Fatalf("New(%+v): %v", cfg, err)
+	}
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_ = br.Serve(context.Background())
+	}()
+	t.Cleanup(func() {
+		br.Close()
+		<-served
+	})
+	return &testBroker{Broker: br, rt: rt, binding: b}
+}
+
+// queues is a Config of memory queues at paths.
+func queues(paths ...string) Config {
+	var c Config
+	for _, p := range paths {
+		c.Queues = append(c.Queues, QueueConfig{Path: p})
+	}
+	return c
+}
+
+// await waits until cond holds on the queue's loop.
+func (tb *testBroker) await(t *testing.T, path string, what string, cond func(q *queue) bool) {
+	t.Helper()
+	q := tb.byPath[path]
+	if err := q.await(ctxFor(t), func() bool { return cond(q) }); err != nil {
+		t.Fatalf("waiting for %s at %s: %v", what, path, err)
+	}
+}
+
+// stats reads the queue's stats.
+func (tb *testBroker) stats(t *testing.T, path string) QueueStats {
+	t.Helper()
+	s, err := tb.Stats(ctxFor(t), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// producer is a requester (exchanges) and a pusher (one-way) dialled to a
+// queue.
+type producer struct {
+	rt   *weida.Runtime
+	req  *weida.Requester
+	push *weida.Pusher
+}
+
+func newProducer(t *testing.T, url string) *producer {
+	t.Helper()
+	rt := newRuntime(t)
+	p := &producer{rt: rt, req: rt.Requester(weida.TrustByAddress()), push: rt.Pusher(weida.TrustByAddress())}
+	if err := p.req.Connect(ctxFor(t), url); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.push.Connect(ctxFor(t), url); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// send is an exchange: it returns the confirmed level, or the refusal.
+func (p *producer) send(t *testing.T, topic string, body []byte) (uint64, error) {
+	t.Helper()
+	_, meta, err := p.req.RequestWith(ctxFor(t), weida.TransferMeta{Topic: topic}, body, 1024)
+	if err != nil {
+		return 0, err
+	}
+	level, ok := meta.Achieved()
+	if !ok {
+		t.Fatal("the confirm carries no achieved level (key 8)")
+	}
+	return level, nil
+}
+
+// mustSend sends and requires the Accepted confirm.
+func (p *producer) mustSend(t *testing.T, topic string, body []byte) {
+	t.Helper()
+	p.mustSendLevel(t, weida.Accepted, topic, body)
+}
+
+// mustSendLevel sends and requires a confirm at level.
+func (p *producer) mustSendLevel(t *testing.T, level uint64, topic string, body []byte) {
+	t.Helper()
+	got, err := p.send(t, topic, body)
+	if err != nil {
+		t.Fatalf("send %q: %v", body, err)
+	}
+	if got != level {
+		t.Fatalf("confirm level %d, want %d", got, level)
+	}
+}
+
+// pushReporting sends one-way with a report order and returns its Cursors.
+func (p *producer) pushReporting(t *testing.T, topic string, body []byte, levels ...uint64) *weida.Cursors {
+	t.Helper()
+	out, err := p.push.Open(ctxFor(t), weida.TransferMeta{Topic: topic, Report: weida.ReportOrder{Levels: levels}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := out.Cursors()
+	if _, err := out.Write(body); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := out.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if c != nil {
+		t.Cleanup(func() { _ = c.Close() })
+	}
+	return c
+}
+
+// finalReport waits for a report to end and returns what it said.
+func finalReport(t *testing.T, c *weida.Cursors) map[uint64]uint64 {
+	t.Helper()
+	for {
+		_, more, err := c.Changed(ctxFor(t))
+		if err != nil {
+			t.Fatalf("the report did not end: %v", err)
+		}
+		if !more {
+			return c.Snapshot()
+		}
+	}
+}
+
+// awaitLevel waits until the report shows level and returns its offset.
+func awaitLevel(t *testing.T, c *weida.Cursors, level uint64) uint64 {
+	t.Helper()
+	for {
+		if off, ok := c.Offset(level); ok {
+			return off
+		}
+		_, more, err := c.Changed(ctxFor(t))
+		if err != nil || !more {
+			t.Fatalf("level %d never came (err %v); report %v", level, err, c.Snapshot())
+		}
+	}
+}
+
+// consumer is a subscriber of a queue.
+type consumer struct {
+	*weida.Subscriber
+}
+
+// newConsumer subscribes to url with filter and grants credit (0: none).
+func newConsumer(t *testing.T, url, filter string, credit uint64) *consumer {
+	t.Helper()
+	s := newRuntime(t).Subscriber(weida.TrustByAddress())
+	t.Cleanup(func() { _ = s.Close() })
+	if err := s.Connect(ctxFor(t), url); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Subscribe(ctxFor(t), filter); err != nil {
+		t.Fatal(err)
+	}
+	if credit > 0 {
+		if err := s.Grant(ctxFor(t), credit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &consumer{s}
+}
+
+// delivery is one message a consumer received.
+type received struct {
+	body    []byte
+	meta    weida.IncomingMeta
+	report  *weida.Reporter
+	attempt uint64
+}
+
+// recv takes the next delivery.
+func (c *consumer) recv(t *testing.T) received {
+	t.Helper()
+	body, meta, r, err := c.RecvReporting(ctxFor(t), 1<<20)
+	if err != nil {
+		t.Fatalf("recv: %v", err)
+	}
+	if r == nil {
+		t.Fatal("a queue delivery ordered no report")
+	}
+	attempt, _ := meta.DeliveryAttempt()
+	return received{body: body, meta: meta, report: r, attempt: attempt}
+}
+
+// settle reports Processed at the body's length and finishes the report.
+func (r received) settle(t *testing.T) {
+	t.Helper()
+	if err := r.report.Report(weida.Processed, uint64(len(r.body))); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.report.Finish(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// reject gives the message back: Processed at 0, below the body's length,
+// so nothing was processed. (A report with nothing in it opens no stream,
+// which the queue cannot tell from a consumer still at work.)
+func (r received) reject(t *testing.T) {
+	t.Helper()
+	if err := r.report.Report(weida.Processed, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.report.Finish(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// nothingWithin asserts the consumer receives nothing for a short while.
+// A negative assertion has no event to wait for; the bound is short and
+// the state that makes it true was established before (by await).
+func (c *consumer) nothingWithin(t *testing.T, d time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	body, _, _, err := c.RecvReporting(ctx, 1<<20)
+	if err == nil {
+		t.Fatalf("received %q, want nothing", body)
+	}
+	if !errors.Is(err, weida.ErrCanceled) {
+		t.Fatalf("recv: %v, want Canceled at the bound", err)
+	}
+}
+
+// kindOf names err's kind for messages.
+func kindOf(err error) weida.ErrorKind { return weida.KindOf(err) }

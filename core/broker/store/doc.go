@@ -1,0 +1,66 @@
+// Package store is the crash-safe persistent store of the weida queue
+// broker (BROKER.md §13.3): what lets a queue certify Stored(Written) or
+// Stored(Flushed) and keep its messages across a restart.
+//
+// # Layout
+//
+// One data directory per node:
+//
+//	LOCK                                 flock: one store per directory
+//	payload/<hh>/<sha256-hex>            bodies, content-addressed, shared by all queues
+//	payload/tmp/body-*                   bodies being received (emptied at Open)
+//	queue/<sha256-hex of path>/cell.0    two-slot checkpoint cell
+//	queue/<sha256-hex of path>/cell.1
+//	queue/<sha256-hex of path>/<first-seq:020d>.seg   journal segments
+//
+// A body is streamed to a temp file while it is hashed ([Body] is an
+// io.Writer), then renamed to its digest, or dropped when a live message
+// already has that body (dedup; files are refcounted across queues). Only
+// then is an ADMIT record appended to the queue's journal, so a record never
+// names a payload that is not on disk at the queue's level. For [Flushed] the
+// payload, its directory and the journal are fsynced before Admit returns;
+// concurrent Admits share one journal fsync (group commit). SETTLE and
+// ATTEMPT records are appended without fsync: losing one in a crash means a
+// redelivery or a lower attempt label, both allowed under at-least-once.
+//
+// # Records
+//
+// Every record is framed u32 len | u32 crc32c(type ‖ body) | u8 type | body,
+// little-endian, with three types: ADMIT (seq, digest, body length, topic,
+// content type, traceparent, tracestate), SETTLE (seq) and ATTEMPT (seq,
+// count). A length read from disk is checked against the largest possible
+// ADMIT before anything is read or allocated.
+//
+// # Recovery
+//
+// [Open] recovers every queue before it returns (steps 1-5 of §13.3): load the
+// newer valid cell slot; scan segments in order verifying CRCs, cutting a bad
+// record at the tail of the last segment (a torn write: nothing valid follows
+// it) and refusing the queue for a bad record anywhere else; rebuild the live
+// set as ADMIT minus SETTLE above the cell's low-water mark, with attempts
+// from ATTEMPT; check every live payload exists with its recorded length;
+// rebuild payload refcounts, delete payload/tmp and, when every queue
+// recovered, every unreferenced payload. [Store.OpenQueue] then hands the
+// live messages to the broker in seq order (step 6) before it registers the
+// path (step 7). A corrupt store is an error wrapping [ErrCorrupt] that names
+// the file and the offset.
+//
+// Segments roll at [Options].SegmentBytes and are only ever deleted whole and
+// as a prefix of the journal, once every message they admitted is settled,
+// after the new low-water mark is written to the cell. A segment is never
+// rewritten in place. One long-unsettled message therefore pins the segments
+// after it; that is the price of never rewriting.
+//
+// # Why a log of our own
+//
+// An embedded key-value store (bbolt, pebble) would solve a different
+// problem. Bodies are streamed files of any size — a 1 GiB body must not be
+// special, and a B-tree or LSM value is held in memory and rewritten by
+// compaction. The journal is append-only with a fixed set of three record
+// types and no queries, so a page cache, transactions or an index would be
+// weight without use. And the recovery rules (torn tail versus corruption,
+// payload-before-record, refcounts across queues) are the spec's; a general
+// engine would hide exactly the decisions this package must make visibly.
+// So the package uses the standard library only; CRC32C is hash/crc32's
+// Castagnoli table.
+package store

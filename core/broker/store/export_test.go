@@ -1,0 +1,19 @@
+package store
+
+import "io"
+
+// SetBodySink replaces where b's bytes go, to simulate a failing disk.
+func SetBodySink(b *Body, w io.Writer) { b.setSink(w) }
+
+// QueueDir is the directory of the queue for path under the data dir.
+func QueueDir(dataDir string, path []byte) string {
+	return dataDir + "/queue/" + queueID(path)
+}
+
+// PayloadPath is where the payload with digest d lives under the data dir.
+func PayloadPath(dataDir string, d [32]byte) string {
+	return newPayloads(dataDir + "/payload").path(d)
+}
+
+// SettleFrame is the journal frame of a SETTLE record for seq.
+func SettleFrame(seq uint64) []byte { return appendRecord(nil, &record{typ: recSettle, seq: seq}) }

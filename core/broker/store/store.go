@@ -1,0 +1,213 @@
+package store
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/weida-go/weida/core/errs"
+)
+
+// DefaultSegmentBytes is the journal segment size when Options leaves it 0.
+const DefaultSegmentBytes = 64 << 20
+
+// MaxPathBytes caps a queue path (BROKER.md §1: opaque bytes, at most 512).
+const MaxPathBytes = 512
+
+// Options tunes a Store.
+type Options struct {
+	// SegmentBytes is the size at which a journal segment rolls; 0 means
+	// DefaultSegmentBytes. Only whole segments are ever purged.
+	SegmentBytes int64
+}
+
+// Store is one node's data directory: the shared payload store and one
+// journal per queue. It is safe for concurrent use.
+type Store struct {
+	dir      string
+	opt      Options
+	payloads *payloads
+	lock     *os.File
+
+	mu        sync.Mutex
+	recovered map[string]*recovered // queue id → recovered at Open, not yet opened
+	failed    map[string]error      // queue id → why its recovery failed
+	open      map[string]*Queue
+	closed    bool
+}
+
+// Open opens (creating it 0700 if missing) the data directory dir and runs
+// recovery for every queue in it before returning, so that payload
+// refcounts cover all queues before any payload is deleted. A queue that
+// fails to recover does not fail Open: OpenQueue reports it, and no payload
+// is swept while any queue's references are unknown.
+func Open(dir string, opt Options) (*Store, error) {
+	if opt.SegmentBytes <= 0 {
+		opt.SegmentBytes = DefaultSegmentBytes
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, ioError("creating data directory", dir, err)
+	}
+	lock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{
+		dir: dir, opt: opt, lock: lock,
+		payloads:  newPayloads(filepath.Join(dir, "payload")),
+		recovered: make(map[string]*recovered),
+		failed:    make(map[string]error),
+		open:      make(map[string]*Queue),
+	}
+	if err := s.recoverAll(); err != nil {
+		lock.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Store) queueRoot() string { return filepath.Join(s.dir, "queue") }
+
+// recoverAll empties payload/tmp, recovers each queue directory, counts the
+// references of their live messages and then sweeps unreferenced payloads.
+func (s *Store) recoverAll() error {
+	if err := s.payloads.prepare(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(s.queueRoot(), 0o700); err != nil {
+		return ioError("creating queue directory", s.queueRoot(), err)
+	}
+	entries, err := os.ReadDir(s.queueRoot())
+	if err != nil {
+		return ioError("listing", s.queueRoot(), err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !isQueueID(e.Name()) {
+			continue
+		}
+		rq, err := recoverQueue(filepath.Join(s.queueRoot(), e.Name()), s.payloads)
+		if err != nil {
+			s.failed[e.Name()] = err
+			continue
+		}
+		for _, m := range rq.live {
+			s.payloads.retain(m.Digest)
+		}
+		s.recovered[e.Name()] = rq
+	}
+	if len(s.failed) > 0 {
+		return nil
+	}
+	return s.payloads.sweep()
+}
+
+// queueID is the directory name of a queue: hex SHA-256 of its path, since
+// paths are opaque bytes that need not be valid file names.
+func queueID(path []byte) string {
+	sum := sha256.Sum256(path)
+	return hex.EncodeToString(sum[:])
+}
+
+func isQueueID(name string) bool {
+	if len(name) != 64 {
+		return false
+	}
+	_, err := hex.DecodeString(name)
+	return err == nil
+}
+
+// OpenQueue opens (or creates) the queue for path at durability d and
+// returns its live messages in seq order. A queue whose recovery found a
+// corrupt store returns that error (wrapping ErrCorrupt, naming file and
+// offset); a torn tail was cut silently and shows in Stats().TornTails.
+// The returned messages' Meta bytes must not be modified.
+func (s *Store) OpenQueue(path []byte, d Durability) (*Queue, []Message, error) {
+	if d != Written && d != Flushed {
+		return nil, nil, errs.New(errs.KindUnsupported, "store: durability %s needs no store (want written or flushed)", d)
+	}
+	if len(path) > MaxPathBytes {
+		return nil, nil, errs.New(errs.KindInvalidEndpointPath, "store: queue path is %d bytes, over the cap of %d", len(path), MaxPathBytes)
+	}
+	id := queueID(path)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.closed:
+		return nil, nil, errClosed
+	case s.open[id] != nil:
+		return nil, nil, errs.New(errs.KindAlreadyRegistered, "store: queue %q is already open", path)
+	case s.failed[id] != nil:
+		return nil, nil, s.failed[id]
+	}
+	rq := s.recovered[id]
+	if rq == nil {
+		var err error
+		if rq, err = s.createQueueDir(id); err != nil {
+			return nil, nil, err
+		}
+	}
+	j, err := openJournal(rq.dir, rq.segs, rq.activeSize, rq.nextSeq, s.opt.SegmentBytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	q := newQueue(s, id, d, j, rq)
+	delete(s.recovered, id)
+	s.open[id] = q
+	msgs := make([]Message, 0, len(rq.live))
+	for _, seq := range rq.seqs() {
+		msgs = append(msgs, *rq.live[seq])
+	}
+	return q, msgs, nil
+}
+
+// createQueueDir makes the directory of a queue seen for the first time.
+func (s *Store) createQueueDir(id string) (*recovered, error) {
+	dir := filepath.Join(s.queueRoot(), id)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return nil, ioError("creating queue directory", dir, err)
+	}
+	if err := syncDir(s.queueRoot()); err != nil {
+		return nil, err
+	}
+	return &recovered{dir: dir, live: make(map[uint64]*Message), nextSeq: 1}, nil
+}
+
+// park is called by Queue.Close: the closed queue's state waits for the next
+// OpenQueue of its path, or its failure does.
+func (s *Store) park(id string, rq *recovered, closeErr error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.open, id)
+	if closeErr != nil {
+		s.failed[id] = closeErr
+		return
+	}
+	s.recovered[id] = rq
+}
+
+// Close closes every queue still open and releases the directory lock.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	queues := make([]*Queue, 0, len(s.open))
+	for _, q := range s.open {
+		queues = append(queues, q)
+	}
+	s.mu.Unlock()
+	var first error
+	for _, q := range queues {
+		if err := q.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	if err := s.lock.Close(); err != nil && first == nil {
+		first = ioError("closing lock file in", s.dir, err)
+	}
+	return first
+}

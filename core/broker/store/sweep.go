@@ -1,0 +1,64 @@
+package store
+
+import (
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// prepare creates payload/ and payload/tmp/ and empties tmp: a body still
+// there was never admitted (recovery step 5), so nothing can name it.
+func (p *payloads) prepare() error {
+	if err := os.MkdirAll(p.tmp, 0o700); err != nil {
+		return ioError("creating payload directory", p.tmp, err)
+	}
+	entries, err := os.ReadDir(p.tmp)
+	if err != nil {
+		return ioError("listing", p.tmp, err)
+	}
+	for _, e := range entries {
+		path := filepath.Join(p.tmp, e.Name())
+		if err := os.RemoveAll(path); err != nil {
+			return ioError("removing unadmitted body", path, err)
+		}
+	}
+	return nil
+}
+
+// sweep deletes every payload file no live message references (recovery step
+// 5). Open calls it only when every queue recovered, because the references
+// of a queue that failed to recover are unknown. Files whose names are not
+// digests are left alone: they are not ours to judge.
+func (p *payloads) sweep() error {
+	dirs, err := os.ReadDir(p.root)
+	if err != nil {
+		return ioError("listing", p.root, err)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, dir := range dirs {
+		if !dir.IsDir() || len(dir.Name()) != 2 {
+			continue
+		}
+		files, err := os.ReadDir(filepath.Join(p.root, dir.Name()))
+		if err != nil {
+			return ioError("listing", filepath.Join(p.root, dir.Name()), err)
+		}
+		for _, f := range files {
+			var d [32]byte
+			if n, err := hex.Decode(d[:], []byte(f.Name())); err != nil || n != 32 || len(f.Name()) != 64 {
+				continue
+			}
+			if ref := p.refs[d]; ref != nil && ref.count > 0 {
+				continue
+			}
+			path := p.path(d)
+			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return ioError("removing unreferenced payload", path, err)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,67 @@
+package weida
+
+import (
+	"context"
+
+	"github.com/weida-go/weida/core/errs"
+	"github.com/weida-go/weida/core/transport"
+	"github.com/weida-go/weida/core/wire"
+)
+
+// acceptorRoute is an Acceptor's registration: the path's queue of
+// transfers and exchanges, plus a queue of datagram flows. Flows wait apart
+// because they are not streams of payload: each is at most max_flows per
+// connection and holds only its own bounded ring.
+type acceptorRoute struct {
+	*queueRoute
+	flows chan *transport.InFlow
+}
+
+func newAcceptorRoute(depth int) *acceptorRoute {
+	return &acceptorRoute{queueRoute: newQueueRoute(depth, true, true), flows: make(chan *transport.InFlow, depth)}
+}
+
+// enqueueFlow implements flowRoute.
+func (r *acceptorRoute) enqueueFlow(f *transport.InFlow) bool {
+	select {
+	case r.flows <- f:
+		return true
+	case <-r.done:
+		return false
+	case <-f.Conn().Done():
+		return false
+	}
+}
+
+// next waits for the next transfer, exchange or flow.
+func (r *acceptorRoute) next(ctx context.Context) (Incoming, error) {
+	// A flow already waiting goes first: its datagrams age while it waits.
+	select {
+	case f := <-r.flows:
+		return newIncomingFlow(f), nil
+	default:
+	}
+	select {
+	case f := <-r.flows:
+		return newIncomingFlow(f), nil
+	case it := <-r.items:
+		return wrapInbound(it), nil
+	case <-r.done:
+		return nil, errs.New(errs.KindCanceled, "the endpoint was closed")
+	case <-ctx.Done():
+		return nil, errs.Wrap(errs.KindCanceled, ctx.Err(), "accept abandoned")
+	}
+}
+
+// close closes the stream queue and refuses the flows still waiting.
+func (r *acceptorRoute) close() {
+	r.queueRoute.close()
+	for {
+		select {
+		case f := <-r.flows:
+			f.Refuse(wire.CodeUnknownEndpoint)
+		default:
+			return
+		}
+	}
+}

@@ -1,0 +1,102 @@
+package weida
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/weida-go/weida/core/cursor"
+	"github.com/weida-go/weida/core/errs"
+	"github.com/weida-go/weida/core/transport"
+	"github.com/weida-go/weida/core/wire"
+)
+
+// PortConn is an accepted connection as a QueuePort sees it: the consumer
+// a subscription lives on. It is comparable (a map key); the zero value is
+// no connection.
+type PortConn struct{ c *transport.Conn }
+
+// Alive reports whether the connection still lives.
+func (pc PortConn) Alive() bool { return pc.c != nil && pc.c.Err() == nil }
+
+// Done is closed when the connection has ended.
+func (pc PortConn) Done() <-chan struct{} { return pc.c.Done() }
+
+// Peer is the key the consumer proved; false for an anonymous client.
+func (pc PortConn) Peer() (Fingerprint, bool) { return pc.c.Peer() }
+
+// RemoteAddr is the consumer's address, for logs.
+func (pc PortConn) RemoteAddr() string { return pc.c.RemoteAddr() }
+
+// Deliver opens a one-way transfer of a queued message toward the consumer
+// on to, addressed to the port's path, the way the registration's traffic
+// rides the registration's connection (BROKER.md §7.4). meta.Report orders
+// the consumer's report; the transfer's Cursors read it. attempt is the
+// delivery_attempt (DATA key 12), written only when it is 2 or more: the
+// first delivery carries no key. Write the body and Finish; a failure is
+// the consumer's connection or flow control giving up, never a refusal the
+// queue must answer.
+func (p *QueuePort) Deliver(ctx context.Context, to PortConn, meta TransferMeta, attempt uint64) (*OutgoingTransfer, error) {
+	if to.c == nil {
+		return nil, errs.New(errs.KindRuntime, "deliver: no connection")
+	}
+	h := meta.header(p.path)
+	if attempt >= 2 {
+		h.DeliveryAttempt = wire.Some(attempt)
+	}
+	report, err := orderReport(to.c, meta.Report, &h)
+	if err != nil {
+		return nil, err
+	}
+	out, err := to.c.OpenUni(ctx, &h)
+	if err != nil {
+		report.cancel()
+		return nil, err
+	}
+	return newOutgoingTransfer(out, report), nil
+}
+
+// Confirm answers a producer's exchange with DATA {achieved: level} and
+// FIN, no payload: the certificate of PROTOCOL.md §8.3.4 (Accepted, or
+// Stored for a queue with a store). The level must be on the
+// acknowledgement ladder (0..5). A second answer fails with NoReply.
+func (p *QueuePort) Confirm(ex *IncomingExchange, level uint64) error {
+	if level > wire.LevelProcessed {
+		return errs.New(errs.KindProtocol, "confirm: level %d is not on the acknowledgement ladder (0..5)", level)
+	}
+	out, err := ex.ex.Reply(&wire.Data{Achieved: wire.Some(level)})
+	if err != nil {
+		return err
+	}
+	_, err = out.Finish()
+	return err
+}
+
+// promptGranularity writes every advance at once: a queue's records are
+// few (a verdict, a relayed record) and a producer waits for each.
+var promptGranularity = cursor.Granularity{Every: 1, Interval: time.Millisecond}
+
+// ProducerReporter is the Reporter of the report a producer ordered on t
+// (a one-way transfer, or an exchange's request half), or nil when it
+// ordered nothing. Unlike Reporter's default pace it writes each record as
+// soon as it is reported. It is the same Reporter every later
+// t.Reporter() call returns, and if t.Reporter() was called first, that
+// one is returned instead.
+func (p *QueuePort) ProducerReporter(t *IncomingTransfer) *Reporter {
+	t.reporterOnce.Do(func() { t.reporter = newPromptReporter(t.in.Conn(), &t.in.Header) })
+	return t.reporter
+}
+
+// newPromptReporter is newReporter at promptGranularity.
+func newPromptReporter(c *transport.Conn, h *wire.Data) *Reporter {
+	if !h.ReportID.Ok || len(h.Report) == 0 {
+		return nil
+	}
+	o, err := cursor.NewOrder(h.Report, cursor.Mode(h.ReportMode))
+	if err != nil {
+		return nil
+	}
+	id := h.ReportID.V
+	open := func() (io.WriteCloser, error) { return c.OpenCursor(context.Background(), id) }
+	return &Reporter{w: cursor.NewWriter(o, promptGranularity, open)}
+}

@@ -1,0 +1,183 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/quic-go/quic-go"
+
+	"github.com/weida-go/weida/core/identity"
+	"github.com/weida-go/weida/core/wire"
+)
+
+// flowRecorder is a recorder that also takes flows.
+type flowRecorder struct {
+	*recorder
+	flows chan *InFlow
+}
+
+func (r *flowRecorder) Flow(_ *Conn, f *InFlow) { r.flows <- f }
+
+// startFlowServer is a listener whose handler takes flows, with datagrams
+// on when on is set.
+func startFlowServer(t *testing.T, on bool) (*server, *flowRecorder) {
+	t.Helper()
+	cfg := NewConfig()
+	if on {
+		cfg.DatagramReceiveBytes = DefaultDatagramReceiveBytes
+	}
+	id, err := identity.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tlsConf, err := identity.ServerConfig(id, identity.ClientAnonymousAllowed, identity.TrustByAddress(), wire.ALPN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &flowRecorder{recorder: newRecorder(), flows: make(chan *InFlow, MaxFlows+1)}
+	l, err := Listen("127.0.0.1:0", tlsConf, cfg, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close(wire.CodeShutdown, "test over") })
+	return &server{l: l, id: id, h: h.recorder}, h
+}
+
+// waitFor polls cond, bounded: datagrams announce their arrival to nobody.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// rawFlowPeer dials s with QUIC datagrams on and sends a HELLO listing
+// capability 1, so the test can put FLOW frames and datagrams on the wire
+// in any order.
+func rawFlowPeer(t *testing.T, s *server) *quic.Conn {
+	t.Helper()
+	tlsConf, _, err := identity.ClientConfig(s.address(s.l.Addr(), "/t"), identity.TrustByAddress(), nil, wire.ALPN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qc, err := quic.DialAddr(testContext(t), s.l.Addr().String(), tlsConf, &quic.Config{EnableDatagrams: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = qc.CloseWithError(0, "") })
+	h := wire.DefaultHello()
+	h.Capabilities = []uint64{wire.CapabilityDatagram}
+	rawUni(t, qc, wire.AppendFrame(nil, wire.KindHello, &h))
+	return qc
+}
+
+// rawFlow opens a FLOW stream for id and leaves it open.
+func rawFlow(t *testing.T, qc *quic.Conn, id uint64, trailer ...byte) *quic.SendStream {
+	t.Helper()
+	s, err := qc.OpenUniStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := wire.Flow{Endpoint: "/t", Flow: id}
+	if _, err := s.Write(append(wire.AppendFrame(nil, wire.KindFlow, &f), trailer...)); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestDatagramsOvertakingTheirFlowAreAdopted(t *testing.T) {
+	srv, h := startFlowServer(t, true)
+	qc := rawFlowPeer(t, srv)
+	// The HELLO must be processed before datagrams count: a first FLOW
+	// stream (flow 1) proves it, and starts the connection's reader.
+	rawFlow(t, qc, 1)
+	<-h.flows
+	for _, msg := range []string{"a", "b", "c"} {
+		if err := qc.SendDatagram(wire.AppendDatagram(nil, 7, []byte(msg))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := qc.SendDatagram([]byte{0x40}); err != nil { // truncated flow id: dropped
+		t.Fatal(err)
+	}
+	// Datagrams hold no ordering promise with streams: wait until the
+	// early ring holds the three before the FLOW claims them.
+	d := srvConnDatagrams(t, srv)
+	waitFor(t, "three early datagrams", func() bool {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		return len(d.early) == 3
+	})
+	rawFlow(t, qc, 7)
+	f := <-h.flows
+	for _, want := range []string{"a", "b", "c"} {
+		got, err := f.Recv(testContext(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != want {
+			t.Fatalf("got %q, want %q", got, want)
+		}
+	}
+}
+
+func TestFlowViolations(t *testing.T) {
+	cases := []struct {
+		name string
+		on   bool
+		act  func(t *testing.T, qc *quic.Conn, h *flowRecorder)
+	}{
+		{"flow without agreed datagrams", false, func(t *testing.T, qc *quic.Conn, _ *flowRecorder) {
+			rawFlow(t, qc, 1)
+		}},
+		{"second FLOW with a live id", true, func(t *testing.T, qc *quic.Conn, h *flowRecorder) {
+			rawFlow(t, qc, 3)
+			<-h.flows
+			rawFlow(t, qc, 3)
+		}},
+		{"bytes after the FLOW header", true, func(t *testing.T, qc *quic.Conn, h *flowRecorder) {
+			rawFlow(t, qc, 4, 0x00)
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, h := startFlowServer(t, tc.on)
+			qc := rawFlowPeer(t, srv)
+			tc.act(t, qc, h)
+			if code := closeCode(t, qc); code != wire.CodeProtocolViolation {
+				t.Fatalf("closed with %s, want PROTOCOL_VIOLATION", code)
+			}
+		})
+	}
+}
+
+func TestFlowsBeyondMaxFlowsAreRefused(t *testing.T) {
+	srv, h := startFlowServer(t, true)
+	qc := rawFlowPeer(t, srv)
+	for id := range uint64(MaxFlows) {
+		rawFlow(t, qc, id)
+		<-h.flows
+	}
+	extra := rawFlow(t, qc, MaxFlows)
+	<-extra.Context().Done()
+	var se *quic.StreamError
+	if err := context.Cause(extra.Context()); !errors.As(err, &se) || wire.AppCode(se.ErrorCode) != wire.CodeLimitExceeded {
+		t.Fatalf("flow %d ended with %v, want STOP_SENDING(LIMIT_EXCEEDED)", MaxFlows, err)
+	}
+}
+
+// srvConnDatagrams is the datagram state of the server's only connection.
+func srvConnDatagrams(t *testing.T, s *server) *datagrams {
+	t.Helper()
+	conns := s.l.Conns()
+	if len(conns) != 1 {
+		t.Fatalf("%d server connections, want 1", len(conns))
+	}
+	return conns[0].datagrams()
+}

@@ -1,0 +1,372 @@
+package transport
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"net"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/quic-go/quic-go"
+
+	"github.com/weida-go/weida/core/errs"
+	"github.com/weida-go/weida/core/wire"
+)
+
+// Local preambles: the first byte of every unix OS connection (PROTOCOL.md
+// §12). Transfer and reverse connections follow it with the group token the
+// accepting side gave the control connection.
+const (
+	preambleControl  = 0x01
+	preambleTransfer = 0x02
+	preambleReverse  = 0x03
+
+	groupTokenLen = 16
+
+	// MaxParkedReverse is max_parked_reverse: reverse connections a dialling
+	// side keeps parked so the accepting side can open streams toward it.
+	MaxParkedReverse = 8
+)
+
+// groupToken names a control connection's group on its listener.
+type groupToken [groupTokenLen]byte
+
+// unixLink is one unix connection, seen from one side: a control
+// connection carrying HELLO, one OS connection per stream, and — on the
+// accepting side — reverse connections the dialler parked. Its end is
+// learned from the kernel: the control connection's EOF.
+type unixLink struct {
+	dialling bool
+	sockPath string
+	token    groupToken
+	ctrl     *net.UnixConn
+	ctrlEnd  unixControl
+	cred     LocalPeer
+	hasCred  bool
+	binder   *unixBinder // the accepting side's listener; nil when dialling
+	slots    localSlots  // streams this side opened that are live
+	nextID   atomic.Int64
+	incoming chan *unixStream // streams the peer opened, not yet accepted
+	doneCh   chan struct{}
+
+	mu      sync.Mutex
+	live    map[*unixStream]struct{}
+	parked  []*net.UnixConn // accepting side: reverse connections to open on
+	parkedC chan struct{}   // closed and replaced when one is parked
+	ended   bool
+	err     error
+}
+
+func newUnixLink(dialling bool, sockPath string, ctrl *net.UnixConn, token groupToken) *unixLink {
+	l := &unixLink{dialling: dialling, sockPath: sockPath, ctrl: ctrl, token: token,
+		incoming: make(chan *unixStream, MaxLocalStreams), doneCh: make(chan struct{}),
+		live: make(map[*unixStream]struct{}), parkedC: make(chan struct{})}
+	l.ctrlEnd = unixControl{l: l}
+	l.cred, l.hasCred = peerCredentials(ctrl)
+	l.slots.init()
+	return l
+}
+
+func (l *unixLink) control() localStream { return &l.ctrlEnd }
+
+func (l *unixLink) id() quic.StreamID { return quic.StreamID(l.nextID.Add(1)) }
+
+// open opens a stream toward the peer: a new transfer connection when this
+// side dialled, a parked reverse connection when it accepted.
+func (l *unixLink) open(ctx context.Context, exchange bool) (localStream, error) {
+	if err := l.slots.acquire(ctx, l.doneCh); err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, l.cause()
+	}
+	var conn *net.UnixConn
+	var err error
+	if l.dialling {
+		conn, err = l.dialStream(ctx, preambleTransfer)
+	} else {
+		conn, err = l.takeParked(ctx)
+	}
+	if err != nil {
+		l.slots.release()
+		return nil, err
+	}
+	s := newUnixStream(l, conn, nil, l.id(), l.slots.release)
+	if !l.track(s) {
+		return nil, l.cause()
+	}
+	if !exchange {
+		go s.awaitPeerDone()
+	}
+	return s, nil
+}
+
+// dialStream connects a transfer or reverse connection of this group.
+func (l *unixLink) dialStream(ctx context.Context, kind byte) (*net.UnixConn, error) {
+	conn, err := l.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pre := append([]byte{kind}, l.token[:]...)
+	if _, err := conn.Write(pre); err != nil {
+		_ = conn.Close()
+		return nil, lossError(l.causeOr(err))
+	}
+	return conn, nil
+}
+
+// connect dials the peer's socket. A full accept backlog (EAGAIN) is
+// waited out with a short backoff, bounded by ctx and the link's life; any
+// other failure means the peer's socket is gone, and so is the group.
+func (l *unixLink) connect(ctx context.Context) (*net.UnixConn, error) {
+	var d net.Dialer
+	backoff := time.Millisecond
+	for {
+		c, err := d.DialContext(ctx, "unix", l.sockPath)
+		if err == nil {
+			return c.(*net.UnixConn), nil
+		}
+		if ctx.Err() != nil {
+			return nil, errs.Wrap(errs.KindCanceled, ctx.Err(), "open abandoned")
+		}
+		if !errors.Is(err, syscall.EAGAIN) {
+			l.end(peerClosedError())
+			return nil, lossError(l.cause())
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, errs.Wrap(errs.KindCanceled, ctx.Err(), "open abandoned")
+		case <-l.doneCh:
+			t.Stop()
+			return nil, lossError(l.cause())
+		}
+		backoff = min(2*backoff, 50*time.Millisecond)
+	}
+}
+
+// takeParked takes a reverse connection the dialler parked, waiting for
+// one, bounded by ctx and the link's life.
+func (l *unixLink) takeParked(ctx context.Context) (*net.UnixConn, error) {
+	for {
+		l.mu.Lock()
+		if l.ended {
+			l.mu.Unlock()
+			return nil, l.cause()
+		}
+		if n := len(l.parked); n > 0 {
+			c := l.parked[n-1]
+			l.parked = l.parked[:n-1]
+			l.mu.Unlock()
+			return c, nil
+		}
+		changed := l.parkedC
+		l.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return nil, errs.Wrap(errs.KindCanceled, ctx.Err(), "open abandoned: the peer parked no reverse connection")
+		case <-l.doneCh:
+			return nil, l.cause()
+		}
+	}
+}
+
+// park keeps a reverse connection for a later open; false at
+// MaxParkedReverse or once the link ended (the caller closes it).
+func (l *unixLink) park(c *net.UnixConn) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ended || len(l.parked) >= MaxParkedReverse {
+		return false
+	}
+	l.parked = append(l.parked, c)
+	close(l.parkedC)
+	l.parkedC = make(chan struct{})
+	return true
+}
+
+// parkReverse, on the dialling side, keeps MaxParkedReverse reverse
+// connections parked at the peer; each one the peer opens a stream on is
+// accepted and replaced.
+func (l *unixLink) parkReverse() {
+	for range MaxParkedReverse {
+		go l.parkOne()
+	}
+}
+
+func (l *unixLink) parkOne() {
+	conn, err := l.dialStream(context.Background(), preambleReverse)
+	if err != nil {
+		return
+	}
+	r := bufio.NewReaderSize(conn, 4096)
+	if _, err := r.Peek(1); err != nil {
+		// Refused (over max_parked_reverse) or the link ended: not replaced.
+		_ = conn.Close()
+		return
+	}
+	s := newUnixStream(l, conn, r, l.id(), nil)
+	if !l.track(s) {
+		return
+	}
+	select {
+	case l.incoming <- s:
+		go l.parkOne()
+	case <-l.doneCh:
+		s.abort()
+	}
+}
+
+// track records a live stream so the link's end closes it; false (and the
+// stream aborted) when the link already ended.
+func (l *unixLink) track(s *unixStream) bool {
+	l.mu.Lock()
+	if l.ended {
+		l.mu.Unlock()
+		s.abort()
+		if s.onClose != nil {
+			s.onClose()
+		}
+		return false
+	}
+	l.live[s] = struct{}{}
+	l.mu.Unlock()
+	return true
+}
+
+func (l *unixLink) forget(s *unixStream) {
+	l.mu.Lock()
+	delete(l.live, s)
+	l.mu.Unlock()
+}
+
+// deliver queues a stream the peer opened (a transfer connection it
+// dialled to this accepting side).
+func (l *unixLink) deliver(s *unixStream) {
+	if !l.track(s) {
+		return
+	}
+	select {
+	case l.incoming <- s:
+	case <-l.doneCh:
+		s.abort()
+	}
+}
+
+func (l *unixLink) accept() (localStream, error) {
+	select {
+	case s := <-l.incoming:
+		return s, nil
+	case <-l.doneCh:
+		return nil, l.cause()
+	}
+}
+
+func (l *unixLink) close(code wire.AppCode, reason string) {
+	l.end(&quic.ApplicationError{ErrorCode: quic.ApplicationErrorCode(code), ErrorMessage: reason})
+}
+
+// end ends the link once with err: every socket of the group is closed, so
+// the peer learns it from the kernel.
+func (l *unixLink) end(err error) {
+	l.mu.Lock()
+	if l.ended {
+		l.mu.Unlock()
+		return
+	}
+	l.ended, l.err = true, err
+	live, parked := l.live, l.parked
+	l.live, l.parked = nil, nil
+	l.mu.Unlock()
+	if l.binder != nil {
+		l.binder.forget(l.token)
+	}
+	// The control connection first: a peer that sees a stream fail then
+	// finds the group gone (peerGone), not a refusal.
+	_ = l.ctrl.Close()
+	close(l.doneCh)
+	for s := range live {
+		s.abort()
+	}
+	for _, c := range parked {
+		_ = c.Close()
+	}
+}
+
+func (l *unixLink) done() <-chan struct{} { return l.doneCh }
+
+func (l *unixLink) cause() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
+}
+
+// causeOr is the link's cause once it ended, else err.
+func (l *unixLink) causeOr(err error) error {
+	if c := l.cause(); c != nil {
+		return c
+	}
+	return err
+}
+
+// peerGone reports whether the group is over, asking the kernel whether the
+// peer closed the control connection when this side has not noticed yet.
+func (l *unixLink) peerGone() bool {
+	select {
+	case <-l.doneCh:
+		return true
+	default:
+	}
+	if peerClosed(l.ctrl) {
+		l.end(peerClosedError())
+		return true
+	}
+	return false
+}
+
+func (l *unixLink) awaitConsumed(ctx context.Context) error {
+	err := l.slots.awaitIdle(ctx, l.doneCh)
+	if err != nil && ctx.Err() == nil {
+		return lossError(l.cause())
+	}
+	return err
+}
+
+func (l *unixLink) addrs() (string, string) { return l.sockPath, l.sockPath }
+
+func (l *unixLink) peer() (LocalPeer, bool) { return l.cred, l.hasCred }
+
+func peerClosedError() error {
+	return &errs.Error{Kind: errs.KindConnectionLost, Cause: errs.CausePeerClosed,
+		Msg: "connection lost: the local peer closed its control connection"}
+}
+
+// unixControl is the control connection as a stream: HELLO is written and
+// read raw on it, and its end is the peer's.
+type unixControl struct{ l *unixLink }
+
+func (u *unixControl) Write(b []byte) (int, error) { return u.l.ctrl.Write(b) }
+
+// Read reads the control connection; its end ends the link.
+func (u *unixControl) Read(b []byte) (int, error) {
+	n, err := u.l.ctrl.Read(b)
+	if err != nil {
+		u.l.end(peerClosedError())
+	}
+	return n, err
+}
+
+func (u *unixControl) Close() error                     { return nil }
+func (u *unixControl) CancelWrite(quic.StreamErrorCode) {}
+func (u *unixControl) CancelRead(quic.StreamErrorCode)  {}
+func (u *unixControl) StreamID() quic.StreamID          { return 0 }
+func (u *unixControl) Context() context.Context         { return context.Background() }
+func (u *unixControl) TryWriteAll([]byte) error         { return quic.ErrWouldBlock }
+func (u *unixControl) oneWay()                          {}
+func (u *unixControl) intent() (bool, bool)             { return false, false }

@@ -1,0 +1,17 @@
+//go:build !unix
+
+package transport
+
+import (
+	"net"
+
+	"github.com/weida-go/weida/core/errs"
+)
+
+// listenUnixSocket: this build binds unix sockets on unix systems only.
+func listenUnixSocket(path string) (*net.UnixListener, error) {
+	return nil, errs.New(errs.KindInvalidAddress, "cannot bind %s: unix sockets are not supported on this system", path)
+}
+
+// peerClosed: without a peek, a live group is assumed.
+func peerClosed(*net.UnixConn) bool { return false }

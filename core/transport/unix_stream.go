@@ -1,0 +1,278 @@
+package transport
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net"
+	"sync"
+
+	"github.com/quic-go/quic-go"
+
+	"github.com/weida-go/weida/core/errs"
+	"github.com/weida-go/weida/core/wire"
+)
+
+// Chunk kinds on a unix transfer or reverse connection, after its local
+// preamble. A unix socket cannot tell a writer's reset from its FIN, so
+// every byte travels chunked (SEMANTICS.md §2.11): a cancel is never read
+// as a complete payload.
+const (
+	chunkPayload = 0x00 // u32 little-endian length, then that many bytes
+	chunkFIN     = 0x01
+	chunkReset   = 0x02 // u64 little-endian code
+
+	// maxChunk bounds one payload chunk; a longer write is split.
+	maxChunk = 1 << 20
+)
+
+// unixStream is one end of a unix stream: one OS connection. The socket is
+// closed once both directions are over on this end — written to FIN or
+// RESET (or never to be written), and read to FIN or RESET (or abandoned) —
+// and its opener's slot is given back then.
+type unixStream struct {
+	link *unixLink
+	conn *net.UnixConn
+	id   quic.StreamID
+	r    *bufio.Reader
+
+	// Reader state: one reader at a time (io.Reader's rule).
+	remaining int  // payload bytes left in the current chunk
+	sawChunk  bool // any chunk arrived (a bare EOF before one means no answer)
+
+	mu       sync.Mutex
+	wDone    bool // nothing more will be written
+	rDone    bool // nothing more will be read
+	closed   bool
+	sendDone chan struct{} // closed when wDone is set, once asked for
+	onClose  func()        // gives the opener's slot back; nil for accepted ends
+}
+
+func newUnixStream(l *unixLink, conn *net.UnixConn, r *bufio.Reader, id quic.StreamID, onClose func()) *unixStream {
+	if r == nil {
+		r = bufio.NewReaderSize(conn, 4096)
+	}
+	return &unixStream{link: l, conn: conn, r: r, id: id, onClose: onClose}
+}
+
+// Write sends p as payload chunks, header and bytes in one writev.
+func (s *unixStream) Write(p []byte) (int, error) {
+	n := 0
+	for len(p) > 0 {
+		k := min(len(p), maxChunk)
+		var hdr [5]byte
+		hdr[0] = chunkPayload
+		binary.LittleEndian.PutUint32(hdr[1:], uint32(k))
+		bufs := net.Buffers{hdr[:], p[:k]}
+		if _, err := bufs.WriteTo(s.conn); err != nil {
+			return n, s.writeFailed(err)
+		}
+		n += k
+		p = p[k:]
+	}
+	return n, nil
+}
+
+// TryWriteAll never queues without waiting: a socket write may block, so
+// a cursor writer falls back to Write.
+func (s *unixStream) TryWriteAll([]byte) error { return quic.ErrWouldBlock }
+
+// Close writes the FIN chunk. Once it is written the peer's kernel holds
+// every byte and the FIN (an AF_UNIX write lands in the peer's receive
+// queue), which is this transport's receipt.
+func (s *unixStream) Close() error {
+	if _, err := s.conn.Write([]byte{chunkFIN}); err != nil {
+		return s.writeFailed(err)
+	}
+	s.endWrite()
+	return nil
+}
+
+// CancelWrite writes the RESET chunk with code.
+func (s *unixStream) CancelWrite(code quic.StreamErrorCode) {
+	s.mu.Lock()
+	done := s.wDone
+	s.mu.Unlock()
+	if done {
+		return
+	}
+	var b [9]byte
+	b[0] = chunkReset
+	binary.LittleEndian.PutUint64(b[1:], uint64(code))
+	_, _ = s.conn.Write(b[:])
+	s.endWrite()
+}
+
+// writeFailed classifies a failed write: the connection's loss when the
+// peer is gone, otherwise the peer closed this stream — a unix peer refuses
+// by closing, without a code.
+func (s *unixStream) writeFailed(err error) error {
+	s.endWrite()
+	if s.link.peerGone() {
+		return lossError(s.link.cause())
+	}
+	if errors.Is(err, net.ErrClosed) {
+		return errs.New(errs.KindCanceled, "the transfer was canceled locally")
+	}
+	return errs.Wrap(errs.KindRejected, err, "the local peer stopped reading")
+}
+
+func (s *unixStream) Read(p []byte) (int, error) {
+	for s.remaining == 0 {
+		if err := s.nextChunk(); err != nil {
+			return 0, err
+		}
+	}
+	n, err := s.r.Read(p[:min(len(p), s.remaining)])
+	s.remaining -= n
+	if err != nil {
+		return n, s.readFailed(err)
+	}
+	return n, nil
+}
+
+// nextChunk reads a chunk head: payload sets remaining; FIN is io.EOF;
+// RESET is the writer's code; anything else closes the connection.
+func (s *unixStream) nextChunk() error {
+	kind, err := s.r.ReadByte()
+	if err != nil {
+		return s.readFailed(err)
+	}
+	s.sawChunk = true
+	switch kind {
+	case chunkPayload:
+		var b [4]byte
+		if _, err := io.ReadFull(s.r, b[:]); err != nil {
+			return s.readFailed(err)
+		}
+		s.remaining = int(binary.LittleEndian.Uint32(b[:]))
+		return nil
+	case chunkFIN:
+		s.endRead()
+		return io.EOF
+	case chunkReset:
+		var b [8]byte
+		if _, err := io.ReadFull(s.r, b[:]); err != nil {
+			return s.readFailed(err)
+		}
+		s.endRead()
+		return &quic.StreamError{ErrorCode: quic.StreamErrorCode(binary.LittleEndian.Uint64(b[:])), Remote: true}
+	}
+	s.link.close(wire.CodeProtocolViolation, "unknown chunk kind on a local stream")
+	s.endRead()
+	return &wire.ViolationError{Reason: "unknown chunk kind on a local stream"}
+}
+
+// readFailed classifies a read that ended without FIN or RESET: the
+// connection's loss when the peer is gone; a bare EOF before any chunk
+// from a live peer means the path took the stream one way and will not
+// answer (PROTOCOL.md §12); otherwise the peer abandoned the stream.
+func (s *unixStream) readFailed(err error) error {
+	s.endRead()
+	if s.link.peerGone() {
+		return lossError(s.link.cause())
+	}
+	if errors.Is(err, net.ErrClosed) {
+		return &quic.StreamError{ErrorCode: quic.StreamErrorCode(wire.CodeCanceled)}
+	}
+	if !s.sawChunk && (err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF)) {
+		return errLocalNoAnswer
+	}
+	return &quic.StreamError{ErrorCode: quic.StreamErrorCode(wire.CodeCanceled), Remote: true}
+}
+
+// errLocalNoAnswer: a local peer closed a stream without writing anything
+// back, which is how a path that does not answer exchanges takes it.
+var errLocalNoAnswer = errs.New(errs.KindUnsupported, "nothing answers exchanges at that path (a local peer takes the stream one way, or refuses it, without a reply)")
+
+// awaitPeerDone is the reader of a one-way stream this side opened: the
+// peer writes nothing back on it, so its close — after it read the FIN, or
+// when it refuses — is all that arrives, and ends this end's reading.
+func (s *unixStream) awaitPeerDone() {
+	var b [64]byte
+	for {
+		if _, err := s.conn.Read(b[:]); err != nil {
+			s.endRead()
+			return
+		}
+	}
+}
+
+// CancelRead abandons reading. A unix peer has no STOP_SENDING: the writer
+// learns it only as a failed write once this end closed the socket.
+func (s *unixStream) CancelRead(quic.StreamErrorCode) {
+	s.endRead()
+}
+
+// oneWay declares that this end writes nothing back.
+func (s *unixStream) oneWay() { s.endWrite() }
+
+// intent is unknown on a socket: the wire carries no stream kind, so the
+// accepting side dispatches by path alone (PROTOCOL.md §12).
+func (s *unixStream) intent() (bool, bool) { return false, false }
+
+// StreamID names the end for its connection's receipts.
+func (s *unixStream) StreamID() quic.StreamID { return s.id }
+
+// Context ends when this end can write no more.
+func (s *unixStream) Context() context.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sendDone == nil {
+		s.sendDone = make(chan struct{})
+		if s.wDone {
+			close(s.sendDone)
+		}
+	}
+	return endedContext{s.sendDone}
+}
+
+func (s *unixStream) endWrite() {
+	s.mu.Lock()
+	if !s.wDone {
+		s.wDone = true
+		if s.sendDone != nil {
+			close(s.sendDone)
+		}
+	}
+	s.closeIfDoneLocked()
+}
+
+func (s *unixStream) endRead() {
+	s.mu.Lock()
+	s.rDone = true
+	s.closeIfDoneLocked()
+}
+
+// closeIfDoneLocked closes the socket once both directions are over, and
+// unlocks s.mu.
+func (s *unixStream) closeIfDoneLocked() {
+	if !s.wDone || !s.rDone || s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	s.mu.Unlock()
+	_ = s.conn.Close()
+	s.link.forget(s)
+	if s.onClose != nil {
+		s.onClose()
+	}
+}
+
+// abort closes the socket at once (the connection ended).
+func (s *unixStream) abort() {
+	s.mu.Lock()
+	s.wDone, s.rDone = true, true
+	if s.sendDone != nil && !s.closed {
+		select {
+		case <-s.sendDone:
+		default:
+			close(s.sendDone)
+		}
+	}
+	s.mu.Unlock()
+	_ = s.conn.Close()
+}

@@ -1,0 +1,227 @@
+package harness
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/weida-go/weida/tests/bench/internal/system"
+)
+
+// confirmSequential publishes one message at a time, each waiting for its
+// confirm.
+type confirmSequential struct {
+	producer system.Producer
+	payload  []byte
+	plan     Plan
+}
+
+func openConfirmSequential(ctx context.Context, q system.QueueSystem, addr string, p Plan) (queueWork, error) {
+	prod, err := q.DialProducer(ctx, addr, func(error) {})
+	if err != nil {
+		return nil, err
+	}
+	w := &confirmSequential{producer: prod, payload: make([]byte, p.QueueSize), plan: p}
+	for range queueWarmup {
+		if err := prod.Publish(ctx, w.payload); err != nil {
+			_ = prod.Close()
+			return nil, fmt.Errorf("warming up: %w", err)
+		}
+	}
+	return w, nil
+}
+
+func (w *confirmSequential) rep(ctx context.Context) (measurement, error) {
+	samples := make([]time.Duration, 0, w.plan.QueueMax)
+	start := time.Now()
+	for len(samples) < w.plan.QueueMax && time.Since(start) < w.plan.QueueTime {
+		began := time.Now()
+		if err := w.producer.Publish(ctx, w.payload); err != nil {
+			return measurement{}, fmt.Errorf("publishing message %d: %w", len(samples)+1, err)
+		}
+		samples = append(samples, time.Since(began))
+	}
+	return measurement{samples: samples, figures: map[string]float64{
+		"msgs_per_s": float64(len(samples)) / time.Since(start).Seconds(),
+		"rep_p50_us": micros(percentile(sortedDurations(samples), 0.5)),
+	}}, nil
+}
+
+func (w *confirmSequential) close() error { return w.producer.Close() }
+
+// confirmWindowed publishes with up to QueueWindow confirms outstanding.
+type confirmWindowed struct {
+	producer system.Producer
+	payload  []byte
+	plan     Plan
+	slots    chan struct{} // one token per confirm in flight
+
+	mu  sync.Mutex
+	err error // the first failed confirm
+}
+
+func openConfirmWindowed(ctx context.Context, q system.QueueSystem, addr string, p Plan) (queueWork, error) {
+	w := &confirmWindowed{payload: make([]byte, p.QueueSize), plan: p, slots: make(chan struct{}, p.QueueWindow)}
+	prod, err := q.DialProducer(ctx, addr, w.confirmed)
+	if err != nil {
+		return nil, err
+	}
+	w.producer = prod
+	for range queueWarmup {
+		if err := prod.Publish(ctx, w.payload); err != nil {
+			_ = prod.Close()
+			return nil, fmt.Errorf("warming up: %w", err)
+		}
+	}
+	return w, nil
+}
+
+// confirmed is the producer's confirm callback: it frees a slot.
+func (w *confirmWindowed) confirmed(err error) {
+	if err != nil {
+		w.mu.Lock()
+		if w.err == nil {
+			w.err = err
+		}
+		w.mu.Unlock()
+	}
+	<-w.slots
+}
+
+func (w *confirmWindowed) failure() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+func (w *confirmWindowed) rep(ctx context.Context) (measurement, error) {
+	sent := 0
+	start := time.Now()
+	for sent < w.plan.QueueMax && time.Since(start) < w.plan.QueueTime {
+		select {
+		case w.slots <- struct{}{}:
+		case <-ctx.Done():
+			return measurement{}, fmt.Errorf("waiting for a confirm after %d messages: %w", sent, ctx.Err())
+		}
+		if err := w.producer.PublishAsync(ctx, w.payload); err != nil {
+			return measurement{}, fmt.Errorf("publishing message %d: %w", sent+1, err)
+		}
+		sent++
+	}
+	// Every confirm is in once every slot can be taken.
+	for range cap(w.slots) {
+		select {
+		case w.slots <- struct{}{}:
+		case <-ctx.Done():
+			return measurement{}, fmt.Errorf("waiting for the last confirms: %w", ctx.Err())
+		}
+	}
+	elapsed := time.Since(start)
+	for range cap(w.slots) {
+		<-w.slots
+	}
+	if err := w.failure(); err != nil {
+		return measurement{}, fmt.Errorf("a confirm failed: %w", err)
+	}
+	return measurement{figures: map[string]float64{
+		"msgs_per_s": float64(sent) / elapsed.Seconds(),
+		"messages":   float64(sent),
+	}}, nil
+}
+
+func (w *confirmWindowed) close() error { return w.producer.Close() }
+
+// produceToConsume publishes one message at a time and times it until the
+// consumer has it. Each payload carries its sequence number so a late
+// duplicate (a redelivery) is not taken for the message awaited.
+type produceToConsume struct {
+	producer system.Producer
+	consumer interface{ Close() error }
+	payload  []byte
+	plan     Plan
+	arrived  chan arrival
+	next     uint64 // the sequence number of the next message
+}
+
+// arrival is a message the consumer took, and when.
+type arrival struct {
+	seq uint64
+	at  time.Time
+}
+
+func openProduceToConsume(ctx context.Context, q system.QueueSystem, addr string, p Plan) (queueWork, error) {
+	if p.QueueSize < 8 {
+		return nil, fmt.Errorf("produce-to-consume needs messages of at least 8 bytes for a sequence number, not %d", p.QueueSize)
+	}
+	w := &produceToConsume{payload: make([]byte, p.QueueSize), plan: p, arrived: make(chan arrival, 64)}
+	cons, err := q.DialConsumer(ctx, addr, p.QueueSize, w.received)
+	if err != nil {
+		return nil, err
+	}
+	w.consumer = cons
+	if w.producer, err = q.DialProducer(ctx, addr, func(error) {}); err != nil {
+		return nil, errors.Join(err, cons.Close())
+	}
+	for range queueWarmup {
+		if _, err := w.roundTrip(ctx); err != nil {
+			return nil, errors.Join(fmt.Errorf("warming up: %w", err), w.close())
+		}
+	}
+	return w, nil
+}
+
+// received is the consumer's callback.
+func (w *produceToConsume) received(payload []byte) {
+	at := time.Now()
+	if len(payload) < 8 {
+		return // not ours; the awaited message will not come and the case times out
+	}
+	select {
+	case w.arrived <- arrival{seq: binary.LittleEndian.Uint64(payload), at: at}:
+	default: // 64 unread duplicates: nobody awaits them
+	}
+}
+
+// roundTrip publishes the next message with confirm and waits until the
+// consumer has it, returning the time from publish to receipt.
+func (w *produceToConsume) roundTrip(ctx context.Context) (time.Duration, error) {
+	seq := w.next
+	w.next++
+	binary.LittleEndian.PutUint64(w.payload, seq)
+	began := time.Now()
+	if err := w.producer.Publish(ctx, w.payload); err != nil {
+		return 0, fmt.Errorf("publishing message %d: %w", seq, err)
+	}
+	for {
+		select {
+		case a := <-w.arrived:
+			if a.seq == seq {
+				return a.at.Sub(began), nil
+			}
+		case <-ctx.Done():
+			return 0, fmt.Errorf("message %d did not reach the consumer: %w", seq, ctx.Err())
+		}
+	}
+}
+
+func (w *produceToConsume) rep(ctx context.Context) (measurement, error) {
+	samples := make([]time.Duration, 0, w.plan.QueueLatencyMax)
+	start := time.Now()
+	for len(samples) < w.plan.QueueLatencyMax && time.Since(start) < w.plan.QueueTime {
+		d, err := w.roundTrip(ctx)
+		if err != nil {
+			return measurement{}, err
+		}
+		samples = append(samples, d)
+	}
+	return measurement{samples: samples, figures: map[string]float64{
+		"rep_p50_us": micros(percentile(sortedDurations(samples), 0.5)),
+	}}, nil
+}
+
+func (w *produceToConsume) close() error {
+	return errors.Join(w.producer.Close(), w.consumer.Close())
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The Node package's test run, against the installed tarball (SURFACE.md §0):
+#
+#   1. build/npm.sh: libweida.so (skipped when up to date), the addon and
+#      dist/weida-<version>.tgz, offline;
+#   2. a fresh project in a temporary directory, the tarball installed with
+#      npm install --offline (no registry);
+#   3. with Go removed from PATH and the working directory outside the
+#      source tree: every bindings/node/test/*.test.mjs, copied there, under
+#      node --test (each test bounded by --test-timeout, the whole run by
+#      timeout 600, so a hang fails instead of blocking).
+#
+# The last line is "N passed, N failed"; the exit status is non-zero on any
+# failure, including a failed build or install (counted as one failure).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+repo="$PWD"
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+setup_failed() {
+	echo "node: $1 failed" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+}
+
+./build/npm.sh || setup_failed "building the tarball"
+tarballs=(dist/weida-*.tgz)
+[ ${#tarballs[@]} -eq 1 ] && [ -f "${tarballs[0]}" ] || setup_failed "finding exactly one dist/weida-*.tgz"
+
+# Every PATH entry that holds a go binary goes: the package must not need Go.
+nogo=""
+IFS=: read -r -a entries <<<"$PATH"
+for dir in "${entries[@]}"; do
+	if [ -n "$dir" ] && [ ! -x "$dir/go" ]; then
+		nogo="${nogo:+$nogo:}$dir"
+	fi
+done
+
+echo "== node: fresh project, npm install --offline ${tarballs[0]}"
+mkdir -p "$work/project/test"
+cd "$work/project"
+printf '{ "name": "weida-node-tests", "version": "1.0.0", "private": true }\n' >package.json
+# A registry that refuses every connection: the install must need none.
+PATH="$nogo" npm install --offline --registry=http://127.0.0.1:9/ --no-audit --no-fund --silent \
+	"$repo/${tarballs[0]}" ||
+	setup_failed "installing the tarball"
+cp "$repo"/bindings/node/test/*.mjs test/
+! PATH="$nogo" command -v go >/dev/null || setup_failed "removing go from PATH"
+[ -f node_modules/weida/prebuilds/"$(node -p 'process.platform + "-" + process.arch')"/weida.node ] ||
+	setup_failed "finding the prebuilt addon in the installed package"
+
+echo "== node: node --test, against the installed package (no go on PATH)"
+status=0
+PATH="$nogo" WEIDA_HEADER="$repo/include/weida.h" timeout 600 node --test --test-timeout=15000 \
+	--test-reporter=spec --test-reporter-destination=stdout \
+	--test-reporter=tap --test-reporter-destination="$work/results.tap" \
+	test/*.test.mjs || status=$?
+
+passed="$(sed -n 's/^# pass \([0-9]*\)$/\1/p' "$work/results.tap" 2>/dev/null | tail -n 1)"
+failed="$(sed -n 's/^# fail \([0-9]*\)$/\1/p' "$work/results.tap" 2>/dev/null | tail -n 1)"
+cancelled="$(sed -n 's/^# cancelled \([0-9]*\)$/\1/p' "$work/results.tap" 2>/dev/null | tail -n 1)"
+if [ -z "$passed" ] || [ -z "$failed" ]; then
+	# Killed by timeout (or crashed) before the reporter's summary: say so in the same form.
+	echo "node: the test run was killed or crashed (exit status $status)" >&2
+	echo "${passed:-0} passed, 1 failed"
+	exit 1
+fi
+failed=$((failed + ${cancelled:-0}))
+echo "$passed passed, $failed failed"
+[ "$status" -eq 0 ] && [ "$failed" -eq 0 ]
