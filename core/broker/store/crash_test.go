@@ -137,7 +137,7 @@ func crashChild(dir string) {
 	}
 	pending := seqsOf(msgs)
 	for i := 0; ; i++ {
-		key, size := rand.IntN(1<<20), rand.IntN(20_000)
+		key, size := rand.IntN(1<<20), rand.IntN(100_000) // both sides of the write buffer
 		b, err := q.NewBody()
 		if err != nil {
 			fail(err)

@@ -8,14 +8,16 @@
 //
 //	LOCK                                 flock: one store per directory
 //	payload/<hh>/<sha256-hex>            bodies, content-addressed, shared by all queues
-//	payload/tmp/body-*                   bodies being received (emptied at Open)
+//	payload/tmp/body-*                   large bodies being received (emptied at Open)
 //	queue/<sha256-hex of path>/cell.0    two-slot checkpoint cell
 //	queue/<sha256-hex of path>/cell.1
 //	queue/<sha256-hex of path>/<first-seq:020d>.seg   journal segments
 //
 // A body is streamed to a temp file while it is hashed ([Body] is an
 // io.Writer), then renamed to its digest, or dropped when a live message
-// already has that body (dedup; files are refcounted across queues). Only
+// already has that body (dedup; files are refcounted across queues). A body
+// that fits in the 32 KiB write buffer skips tmp and is written straight to
+// its payload file: a create and a rename fewer per small message. Only
 // then is an ADMIT record appended to the queue's journal, so a record never
 // names a payload that is not on disk at the queue's level. For [Flushed] the
 // payload, its directory and the journal are fsynced before Admit returns;

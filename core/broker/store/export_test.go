@@ -2,8 +2,9 @@ package store
 
 import "io"
 
-// SetBodySink replaces where b's bytes go, to simulate a failing disk.
-func SetBodySink(b *Body, w io.Writer) { b.setSink(w) }
+// SetBodySink makes b's bytes go to w instead of its temp file once it
+// spills, to simulate a failing disk.
+func SetBodySink(b *Body, w io.Writer) { b.wrapOut = func(io.Writer) io.Writer { return w } }
 
 // QueueDir is the directory of the queue for path under the data dir.
 func QueueDir(dataDir string, path []byte) string {

@@ -47,6 +47,9 @@ func admit(t testing.TB, q *store.Queue, body []byte, meta store.Meta) store.Mes
 		}
 		rest = rest[n:]
 	}
+	if b.Len() != uint64(len(body)) {
+		t.Fatalf("Body.Len = %d after writing %d bytes", b.Len(), len(body))
+	}
 	m, err := q.Admit(b, meta)
 	if err != nil {
 		t.Fatalf("Admit: %v", err)

@@ -57,7 +57,9 @@ func (j *journal) startSegment(first uint64) error {
 		return ioError("creating journal segment", seg.path, err)
 	}
 	if err := syncDir(j.dir); err != nil {
+		// Remove it, or the next roll would fail on the existing name.
 		f.Close()
+		os.Remove(seg.path)
 		return err
 	}
 	if j.active != nil {

@@ -23,8 +23,9 @@ type payloads struct {
 }
 
 // payloadRef counts the live messages naming one payload. A ref at zero
-// stays in the map until the file is removed, so an Admit of the same body
-// in between re-uses the file instead of racing its removal.
+// stays in the map until removeUnreferenced: an Admit of the same body in
+// between writes the file afresh and counts it again, and the removal, which
+// rechecks the count under the lock, then leaves it alone.
 type payloadRef struct {
 	count  int
 	synced bool // the file's data and directory entry have been fsynced
@@ -57,42 +58,50 @@ func (p *payloads) retain(d [32]byte) {
 	ref.count++
 }
 
-// adopt turns a finished temp file into the payload for digest d and counts
-// a reference: rename when no live message has that body, otherwise drop the
-// temp (dedup). With flushed it returns only once the payload's data and
-// directory entry are durable.
-func (p *payloads) adopt(tmp string, d [32]byte, flushed bool) error {
-	final := p.path(d)
+// adopt turns a finished body into the payload for its digest and counts a
+// reference: a new payload file when no live message has that body,
+// otherwise the body is dropped (dedup). With flushed it returns only once
+// the payload's data and directory entry are durable.
+func (p *payloads) adopt(fin finished, flushed bool) error {
+	d := fin.digest
 	p.mu.Lock()
 	ref := p.refs[d]
 	deduped := ref != nil && ref.count > 0
 	if !deduped {
-		if err := p.renameLocked(tmp, d); err != nil {
+		var err error
+		if fin.inMemory {
+			err = p.createLocked(fin.small, d)
+		} else {
+			err = p.renameLocked(fin.tmp, d)
+		}
+		if err != nil {
 			p.mu.Unlock()
-			os.Remove(tmp)
+			if !fin.inMemory {
+				os.Remove(fin.tmp)
+			}
 			return err
 		}
 		if ref == nil {
 			ref = &payloadRef{}
 			p.refs[d] = ref
 		}
-		// A rename replaces whatever file was there; its durability is new.
-		ref.synced = false
+		ref.synced = false // a new file: its durability starts over
 	}
 	ref.count++
 	needSync := flushed && !ref.synced
 	syncRoot := needSync && !p.dirSynced[d[0]]
 	p.mu.Unlock()
-	if deduped {
-		os.Remove(tmp)
+	if deduped && !fin.inMemory {
+		os.Remove(fin.tmp)
 	}
 	if !needSync {
 		return nil
 	}
 	// The reference is counted, so nobody removes the file while we sync it.
 	// Several Admits may sync the same file concurrently; that is only waste.
-	err := p.syncPayload(final, d, deduped, syncRoot)
-	if err != nil {
+	// A renamed temp file was fsynced by Body.finish; anything else was not.
+	syncFile := deduped || fin.inMemory
+	if err := p.syncPayload(p.path(d), d, syncFile, syncRoot); err != nil {
 		p.release(d)
 		return err
 	}
@@ -105,17 +114,16 @@ func (p *payloads) adopt(tmp string, d [32]byte, flushed bool) error {
 	return nil
 }
 
-// renameLocked moves tmp to the payload path, creating payload/<hh> on first
-// use. The caller holds p.mu.
+// renameLocked moves a finished temp file to the payload path. A file
+// already there (unreferenced, awaiting removal or left by a crash) is
+// replaced atomically. The caller holds p.mu.
 func (p *payloads) renameLocked(tmp string, d [32]byte) error {
 	final := p.path(d)
 	err := os.Rename(tmp, final)
 	if errors.Is(err, fs.ErrNotExist) {
-		if merr := os.Mkdir(p.dirOf(d), 0o700); merr != nil && !errors.Is(merr, fs.ErrExist) {
-			return ioError("creating payload directory", p.dirOf(d), merr)
+		if err = p.mkdirLocked(d); err == nil {
+			err = os.Rename(tmp, final)
 		}
-		p.dirSynced[d[0]] = false
-		err = os.Rename(tmp, final)
 	}
 	if err != nil {
 		return ioError("moving received body to", final, err)
@@ -123,9 +131,48 @@ func (p *payloads) renameLocked(tmp string, d [32]byte) error {
 	return nil
 }
 
-// syncPayload makes a payload durable: the file's data (already synced by
-// Body when it was renamed, so only for a dedup hit), its directory entry,
-// and the directory's entry in payload/ when that is new.
+// createLocked writes a small body straight to its payload file. A file
+// already there is unlinked first rather than truncated, so a reader that
+// still has it open keeps whole bytes. A crash mid-write leaves a file no
+// ADMIT names, which recovery sweeps. The caller holds p.mu.
+func (p *payloads) createLocked(data []byte, d [32]byte) error {
+	final := p.path(d)
+	if err := os.Remove(final); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return ioError("replacing unreferenced payload", final, err)
+	}
+	const flags = os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	f, err := os.OpenFile(final, flags, 0o600)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err = p.mkdirLocked(d); err == nil {
+			f, err = os.OpenFile(final, flags, 0o600)
+		}
+	}
+	if err != nil {
+		return ioError("creating payload", final, err)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(final)
+		return ioError("writing payload", final, err)
+	}
+	return nil
+}
+
+// mkdirLocked creates payload/<hh> on first use; its entry in payload/ is
+// not yet durable. The caller holds p.mu.
+func (p *payloads) mkdirLocked(d [32]byte) error {
+	if err := os.Mkdir(p.dirOf(d), 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return ioError("creating payload directory", p.dirOf(d), err)
+	}
+	p.dirSynced[d[0]] = false
+	return nil
+}
+
+// syncPayload makes a payload durable: the file's data when syncFile, its
+// directory entry, and the directory's entry in payload/ when that is new.
 func (p *payloads) syncPayload(final string, d [32]byte, syncFile, syncRoot bool) error {
 	if syncFile {
 		f, err := os.Open(final)

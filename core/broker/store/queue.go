@@ -58,18 +58,25 @@ func (q *Queue) Admit(b *Body, m Meta) (Message, error) {
 		b.Abort()
 		return Message{}, errs.New(errs.KindRuntime, "store: body was created by another queue")
 	}
+	if q.isClosed() {
+		b.Abort()
+		return Message{}, errClosed
+	}
 	if err := m.validate(); err != nil {
 		b.Abort()
 		return Message{}, err
 	}
 	flushed := q.dur == Flushed
-	digest, err := b.finish(flushed)
+	fin, err := b.finish(flushed)
 	if err != nil {
 		return Message{}, err
 	}
-	if err := q.s.payloads.adopt(b.f.Name(), digest, flushed); err != nil {
+	err = q.s.payloads.adopt(fin, flushed)
+	b.releaseBuf()
+	if err != nil {
 		return Message{}, err
 	}
+	digest := fin.digest
 	msg := Message{Digest: digest, BodyLen: b.n, Meta: m.clone()}
 	q.mu.Lock()
 	if q.closed {
@@ -123,6 +130,12 @@ func (q *Queue) OpenBody(seq uint64) (io.ReadCloser, error) {
 		return nil, ioError("opening payload", path, err)
 	}
 	return f, nil
+}
+
+func (q *Queue) isClosed() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.closed
 }
 
 func (q *Queue) notLive(seq uint64) error {

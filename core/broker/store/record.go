@@ -18,6 +18,19 @@ const (
 	recAttempt byte = 3 // seq u64, count u64
 )
 
+// recordName is a record type's name for error messages.
+func recordName(typ byte) string {
+	switch typ {
+	case recAdmit:
+		return "ADMIT"
+	case recSettle:
+		return "SETTLE"
+	case recAttempt:
+		return "ATTEMPT"
+	}
+	return fmt.Sprintf("record type %d", typ)
+}
+
 // frameHeaderLen is the fixed part before the body: len, crc, type.
 const frameHeaderLen = 4 + 4 + 1
 

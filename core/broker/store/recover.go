@@ -51,11 +51,12 @@ func recoverQueue(dir string, p *payloads) (*recovered, error) {
 			if r.typ != recAdmit {
 				// A seq below the first segment was admitted in a purged one.
 				if r.seq > lastAdmit && r.seq >= segs[0].first {
-					return corruptf(seg.path, off, "record type %d names seq %d, never admitted", r.typ, r.seq)
+					return corruptf(seg.path, off, "%s names seq %d, never admitted", recordName(r.typ), r.seq)
 				}
 				if m := rq.live[r.seq]; m != nil { // step 3
 					if r.typ == recSettle {
 						delete(rq.live, r.seq)
+						delete(sites, r.seq)
 					} else {
 						m.Attempts = r.count
 					}

@@ -142,6 +142,12 @@ func TestCorruptStoreIsRefused(t *testing.T) {
 			flipByte(t, last, 20)
 			return last + " at offset 0"
 		}},
+		{"SETTLE of a seq never admitted", func(t *testing.T, dir string, _ []store.Message) string {
+			segs := segments(t, dir)
+			last := segs[len(segs)-1]
+			os.WriteFile(last, append(fileBytes(t, last), store.SettleFrame(999)...), 0o600)
+			return "SETTLE names seq 999"
+		}},
 		{"missing payload", func(t *testing.T, dir string, msgs []store.Message) string {
 			path := store.PayloadPath(dir, msgs[2].Digest)
 			os.Remove(path)

@@ -79,6 +79,11 @@ func (s *Store) recoverAll() error {
 	if err := os.MkdirAll(s.queueRoot(), 0o700); err != nil {
 		return ioError("creating queue directory", s.queueRoot(), err)
 	}
+	// payload/ and queue/ may be new: make their names durable before any
+	// Flushed admission relies on them.
+	if err := syncDir(s.dir); err != nil {
+		return err
+	}
 	entries, err := os.ReadDir(s.queueRoot())
 	if err != nil {
 		return ioError("listing", s.queueRoot(), err)

@@ -154,7 +154,10 @@ func TestTmpCleanedOnOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.Write([]byte("never admitted"))
+	b.Write(make([]byte, 100<<10)) // more than the write buffer: spills to tmp
+	if tmp, _ := os.ReadDir(filepath.Join(dir, "payload", "tmp")); len(tmp) != 1 {
+		t.Fatalf("a large body in flight made %d temp files, want 1", len(tmp))
+	}
 	mustClose(t, s) // a crash mid-body leaves the temp file behind
 	s = openStore(t, dir, store.Options{})
 	defer s.Close()
