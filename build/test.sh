@@ -20,6 +20,9 @@ echo "== C ABI: libweida, the header alone, C examples (also under ASan), 3 s st
 echo "== benchmark harness smoke (weida, raw quic-go, NATS, ZeroMQ with tiny counts)"
 ./build/bench.sh --smoke
 
+echo "== node (npm pack, install into an empty project, node --test)"
+tests/node/run.sh
+
 # Last, so the run closes on the Python runner's "N passed, N failed" line.
 echo "== python (wheel, fresh venv, smoke + tests)"
 tests/python/run.sh

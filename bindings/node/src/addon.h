@@ -88,8 +88,6 @@ typedef struct op {
 
 /* ---- args.c --------------------------------------------------------- */
 
-#define MAX_ARGS 6
-
 /* Fetches up to n arguments (missing ones are undefined) into argv. */
 bool get_args(napi_env env, napi_callback_info info, size_t n, napi_value *argv);
 bool arg_handle(napi_env env, napi_value v, uint64_t *out);
