@@ -35,6 +35,7 @@ func (l *Listener) control(c *transport.Conn, kind wire.Kind, sub *wire.Subscrib
 func (l *Listener) connClosed(c *transport.Conn) {
 	l.subs.dropConn(c)
 	l.joins.dropConn(c)
+	l.fresh.forget(c)
 	l.mu.RLock()
 	var watchers []subscriberWatcher
 	for _, r := range l.routes {

@@ -58,6 +58,17 @@
 // trusts exactly that key (TrustByAddress). Any other key fails with an
 // *Error of kind Untrusted naming the key that answered.
 //
+// # Queues
+//
+// A queue broker (package broker) is an ordinary program on this API: a
+// QueuePort at a path takes producers' transfers and exchanges and hears
+// consumers' SUBSCRIBE, CREDIT and UNSUBSCRIBE as PortEvents, answers an
+// exchange with its certificate (Confirm: DATA key 8, read back with
+// IncomingMeta.Achieved) and delivers toward one consumer's connection
+// (Deliver, labelled with IncomingMeta.DeliveryAttempt from the second
+// attempt on). A consumer is a Subscriber that grants credit (Grant) and
+// settles with Processed on the Reporter RecvReporting hands out.
+//
 // # Outcomes
 //
 // Finish returns a Delivery whose Delivered resolves only when the peer's

@@ -12,8 +12,8 @@ import (
 )
 
 // PortConn is an accepted connection as a QueuePort sees it: the consumer
-// a subscription lives on. It is comparable (a map key); the zero value is
-// no connection.
+// a subscription lives on. It is comparable (a map key). The zero value is
+// no connection: only Alive may be called on it (false).
 type PortConn struct{ c *transport.Conn }
 
 // Alive reports whether the connection still lives.

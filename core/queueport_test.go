@@ -220,3 +220,53 @@ func TestQueuePortCloseFreesThePath(t *testing.T) {
 	}
 	_ = again.Close()
 }
+
+func TestSubscriberResendsItsFiltersAndGrantAfterARedial(t *testing.T) {
+	id, err := weida.GenerateIdentity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := func(addr string) (*weida.Runtime, *weida.Binding, *weida.QueuePort) {
+		rt, err := weida.NewRuntime(weida.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(rt.Shutdown)
+		b, err := rt.Listener().BindQUIC(addr, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := b.QueuePort("/q")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rt, b, p
+	}
+	rt, b, port := start("127.0.0.1:0")
+	s := testRuntime(t).Subscriber(weida.TrustByAddress(), fastRedial())
+	if err := s.Connect(ctxFor(t), b.URL("/q")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Subscribe(ctxFor(t), "jobs.#"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Grant(ctxFor(t), 5); err != nil {
+		t.Fatal(err)
+	}
+	// A broker that restarts has forgotten the subscription and its credit:
+	// the redialled connection carries both again, as a new subscription.
+	addr := b.LocalAddr()
+	rt.Shutdown()
+	_, _, port = start(addr)
+	got := map[weida.PortEventKind]weida.PortEvent{}
+	for len(got) < 2 {
+		ev := portEvent(t, port)
+		got[ev.Kind] = ev
+	}
+	if sub := got[weida.PortSubscribe]; sub.Filter != "jobs.#" {
+		t.Fatalf("after the redial the subscription is %q", sub.Filter)
+	}
+	if cr := got[weida.PortCredit]; cr.Filter != "jobs.#" || cr.Limit != 5 {
+		t.Fatalf("after the redial the grant is %d for %q, want 5 for jobs.#", cr.Limit, cr.Filter)
+	}
+}

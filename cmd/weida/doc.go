@@ -3,14 +3,15 @@
 //
 // The payload travels on stdin and stdout and nothing else does, so
 // `weida request URL < in | sha256sum` means what it says; receipts, byte
-// counts and diagnostics go to stderr. The one exception is serve, which
-// prints the address it serves as the first line of stdout: that line is a
-// client's whole configuration.
+// counts and diagnostics go to stderr. The exceptions are serve, which
+// prints the address it serves as the first line of stdout, and broker,
+// which prints one per queue: each line is a client's whole configuration.
 //
 //	weida send    [--ca PATH] URL [FILE]
 //	weida request [--ca PATH] URL [FILE]
 //	weida sub     [--ca PATH] [--filter F] [--count N] [--framing line|raw|nul|length] URL
 //	weida serve   (--echo | --sink | --pub) URL [--identity PATH] [--cert-out PATH]
+//	weida broker  URL [--queue PATH[:DURABILITY][,...]] [--data DIR] [--config FILE] [--identity PATH] [--cert-out PATH]
 //	weida --help | -h | help
 //	weida --version | -V
 //
@@ -20,6 +21,8 @@
 // Each verb is one pattern (SURFACE.md §1.2): send is a Pusher, request a
 // Requester, sub a Subscriber; serve --echo is a Replier, --sink a Puller
 // and --pub a Publisher fed one "TOPIC BODY" line of stdin per message.
+// broker runs queues (package broker) and prints one address per queue;
+// on SIGINT or SIGTERM it retires them within the drain deadline.
 // Every verb ends with a drain of at most 5 s, so a finished transfer keeps
 // its bytes; a stopping serve gives the work in hand that same deadline.
 //

@@ -157,17 +157,35 @@ func transferMeta(in weida.IncomingMeta) weida.TransferMeta {
 // in which case it is forgotten and its bytes freed.
 func (q *queue) offer(m *message) bool {
 	reply := make(chan bool, 1)
-	select {
-	case q.events <- admitted{m, reply}:
-	case <-q.stopped:
-		reply <- false
-	}
-	if ok := <-reply; ok {
+	if q.ask(admitted{m, reply}, reply) {
 		return true
 	}
 	q.keep.withdraw(m)
 	q.budget.release(m.charge)
+	q.refused.Add(1)
 	return false
+}
+
+// ask posts e and waits for its answer on reply; false when the loop
+// stopped before it answered (an answer it gave just before stopping
+// still counts).
+func (q *queue) ask(e event, reply <-chan bool) bool {
+	select {
+	case q.events <- e:
+	case <-q.stopped:
+		return false
+	}
+	select {
+	case ok := <-reply:
+		return ok
+	case <-q.stopped:
+		select {
+		case ok := <-reply:
+			return ok
+		default:
+			return false
+		}
+	}
 }
 
 // admitted asks the loop to take a received message into the ready list.

@@ -80,19 +80,35 @@ func TestOneWayTransferIsAdmittedSilently(t *testing.T) {
 }
 
 func TestProducerVanishingMidBodyLeavesNoHalfMessage(t *testing.T) {
-	tb := startBroker(t, queues("/jobs"))
-	p := newProducer(t, tb.binding.URL("/jobs"))
-	out, err := p.push.Open(ctxFor(t), weida.TransferMeta{})
-	if err != nil {
-		t.Fatal(err)
+	cases := []struct {
+		name string
+		open func(p *producer) (*weida.OutgoingTransfer, error)
+	}{
+		{"one-way", func(p *producer) (*weida.OutgoingTransfer, error) {
+			return p.push.Open(ctxFor(t), weida.TransferMeta{})
+		}},
+		{"exchange", func(p *producer) (*weida.OutgoingTransfer, error) {
+			out, _, err := p.req.Open(ctxFor(t), weida.TransferMeta{})
+			return out, err
+		}},
 	}
-	if _, err := out.Write(make([]byte, 100<<10)); err != nil {
-		t.Fatal(err)
-	}
-	out.Cancel()
-	tb.await(t, "/jobs", "the interrupted admission", func(q *queue) bool { return q.interrupted.Load() == 1 })
-	if s := tb.stats(t, "/jobs"); s.Ready != 0 || s.Bytes != 0 {
-		t.Fatalf("stats %+v after a reset mid-body, want nothing held or charged", s)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tb := startBroker(t, queues("/jobs"))
+			p := newProducer(t, tb.binding.URL("/jobs"))
+			out, err := c.open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := out.Write(make([]byte, 100<<10)); err != nil {
+				t.Fatal(err)
+			}
+			out.Cancel()
+			tb.await(t, "/jobs", "the interrupted admission", func(q *queue) bool { return q.interrupted.Load() == 1 })
+			if s := tb.stats(t, "/jobs"); s.Ready != 0 || s.Bytes != 0 {
+				t.Fatalf("stats %+v after a reset mid-body, want nothing held or charged", s)
+			}
+		})
 	}
 }
 

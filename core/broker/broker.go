@@ -170,6 +170,9 @@ type QueueStats struct {
 	Unsettled int   // deliveries out without a settling report
 	Bytes     int64 // bytes charged against QueueBytes, admissions in progress included
 	Consumers int   // subscriptions
+	// Delivered counts deliveries written since the queue started,
+	// repeats included.
+	Delivered uint64
 	// MaxAttempts is the highest delivery count among held messages: a
 	// message that keeps coming back names itself here (O-11).
 	MaxAttempts uint64
@@ -193,7 +196,7 @@ func (b *Broker) Stats(ctx context.Context, path string) (QueueStats, error) {
 
 func (q *queue) stats() QueueStats {
 	s := QueueStats{Ready: len(q.ready), Unsettled: len(q.unsettled), Bytes: q.budget.charged(),
-		Consumers: len(q.consumers.list), Refused: q.refused.Load(), Interrupted: q.interrupted.Load()}
+		Consumers: len(q.consumers.list), Delivered: q.delivered, Refused: q.refused.Load(), Interrupted: q.interrupted.Load()}
 	for _, m := range q.ready {
 		s.MaxAttempts = max(s.MaxAttempts, m.attempts)
 	}

@@ -132,6 +132,7 @@ func (e written) apply(q *queue) {
 	d := e.d
 	d.writing = false
 	d.msg.attempts = d.attempt
+	q.delivered++
 	if err := q.keep.attempted(d.msg); err != nil {
 		q.onError(err)
 	}

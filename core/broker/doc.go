@@ -32,7 +32,11 @@
 // MaxUnsettled per subscription. A delivery whose consumer goes away, or
 // whose report ends without Processed, returns to the head and is
 // delivered again with delivery_attempt (IncomingMeta.DeliveryAttempt).
-// There is no visibility timer.
+// To give a message back on purpose, report Processed below its length (0)
+// and finish the report: a report with nothing in it opens no stream, and
+// a consumer that says nothing holds its delivery until its connection or
+// subscription ends. There is no visibility timer. Deliveries ride
+// separate streams, so one consumer may see them in any order.
 //
 // # Relay
 //
@@ -48,5 +52,23 @@
 //
 // New claims the paths, Serve runs one serial event loop per queue,
 // Retire drains the queues (it is not the transport's drain), Close ends
-// them.
+// them. Shut down in that order, then drain the runtime.
+//
+// # Choices (BROKER.md §18)
+//
+// Stored (level 3) is reported only at a queue's configured durability and
+// only once its commit record exists (O-1, O-10); key 8 carries the
+// queue's certificate, the confirm waiting for the store (O-2). Only
+// Processed at exactly the body's length settles (O-3). A delivery leaves
+// the ready list before it is written, on a goroutine of its own; a write
+// that fails puts it back without counting an attempt (O-5). A producer's
+// report ends once its message settled and the consumer's report ended
+// (at most REPORT_DEADLINE later), or when the queue retires or closes
+// (O-6). Retired counts are defined on Retired (O-7). Tracestate is kept
+// and forwarded (O-8). Only records read from the broker's own delivery
+// reports are relayed, so no queue-to-queue relay exists (O-9). A message
+// that keeps coming back goes to the head each time, with no backoff; its
+// count shows in QueueStats.MaxAttempts (O-11). Deliveries are one-way
+// transfers settled by a cursor (O-12). Not built: the guarantee offer of
+// O-4 (the runtime still offers and requires one set).
 package broker

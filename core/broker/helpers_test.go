@@ -218,7 +218,7 @@ func newConsumer(t *testing.T, url, filter string, credit uint64) *consumer {
 	return &consumer{s}
 }
 
-// delivery is one message a consumer received.
+// received is one delivery a consumer took.
 type received struct {
 	body    []byte
 	meta    weida.IncomingMeta

@@ -31,7 +31,7 @@ func TestCloseEndsEveryGoroutine(t *testing.T) {
 		tb := startBroker(t, queues("/jobs"))
 		url := tb.binding.URL("/jobs")
 		p := newProducer(t, url)
-		c := newConsumer(t, url, "", 3)
+		c := newConsumer(t, url, "", 2)
 		p.mustSend(t, "", []byte("settled"))
 		c.recv(t).settle(t)
 		p.mustSend(t, "", []byte("out when the broker closes"))

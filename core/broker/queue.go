@@ -39,6 +39,7 @@ type queue struct {
 	consumers    consumers
 	unsettled    map[uint64]*delivery // by queue-local delivery id, never on the wire
 	nextDelivery uint64
+	delivered    uint64 // deliveries whose bytes were written
 	roundRobin   uint64
 	retired      bool // delivery stopped for good
 	retiring     *retireState

@@ -49,6 +49,29 @@ func TestExchangeGetsKey8AndTheCursorItOrdered(t *testing.T) {
 	}
 }
 
+func TestAnExchangeOrderingNothingGetsKey8Only(t *testing.T) {
+	tb := startBroker(t, queues("/jobs"))
+	p := newProducer(t, tb.binding.URL("/jobs"))
+	out, reply, err := p.req.Open(ctxFor(t), weida.TransferMeta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Cursors() != nil {
+		t.Fatal("an exchange that ordered nothing has a report to read")
+	}
+	_, _ = out.Write([]byte("abc"))
+	if _, err := out.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	in, err := reply.Recv(ctxFor(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if level, ok := in.Meta().Achieved(); !ok || level != weida.Accepted {
+		t.Fatalf("confirm key 8 = %d (present %v), want Accepted", level, ok)
+	}
+}
+
 func TestARefusedAdmissionReportsNothing(t *testing.T) {
 	cfg := queues("/jobs")
 	cfg.QueueBytes = PerMessageOverhead - 1 // nothing fits
@@ -233,4 +256,26 @@ func TestRelayRules(t *testing.T) {
 	}
 	none.relay(snap, &message{bodyLen: 8})
 	none.finish()
+}
+
+func TestARelayedRecordIsTheConsumersOwnOffset(t *testing.T) {
+	tb := startBroker(t, queues("/jobs"))
+	url := tb.binding.URL("/jobs")
+	p := newProducer(t, url)
+	cons := newConsumer(t, url, "", 2)
+	c := p.pushReporting(t, "", []byte("0123456789"), weida.Processed)
+	first := cons.recv(t)
+	_ = first.report.Report(weida.Processed, 4) // a partial claim: copied as is, settles nothing
+	_ = first.report.Finish()
+	if off := awaitLevel(t, c, weida.Processed); off != 4 {
+		t.Fatalf("the producer saw Processed at %d, want the consumer's 4: the broker never rounds a claim up", off)
+	}
+	second := cons.recv(t)
+	if second.attempt != 2 {
+		t.Fatalf("redelivery attempt %d, want 2", second.attempt)
+	}
+	second.settle(t)
+	if final := finalReport(t, c); !maps.Equal(final, map[uint64]uint64{weida.Processed: 10}) {
+		t.Fatalf("final report %v, want Processed at 10", final)
+	}
 }

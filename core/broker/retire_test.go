@@ -35,9 +35,7 @@ func TestRetireWithASilentConsumerRequeuesAtTheDeadline(t *testing.T) {
 	if r != (Retired{Requeued: 1}) {
 		t.Fatalf("retired %+v, want one requeued", r)
 	}
-	if s := tb.stats(t, "/jobs"); s.Ready != 1 || s.Unsettled != 0 {
-		t.Fatalf("stats %+v, want the message held again", s)
-	}
+	tb.await(t, "/jobs", "the message held again", func(q *queue) bool { return len(q.ready) == 1 && len(q.unsettled) == 0 })
 }
 
 func TestRetireWaitsForASettlement(t *testing.T) {
