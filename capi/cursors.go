@@ -43,9 +43,9 @@ func newCursors(owner *runtimeRef, c *weida.Cursors) uint64 {
 // opposed to one cancelled or closed: the first is WEIDA_ETIMEDOUT.
 var errDeadlinePassed = errors.New("the deadline passed")
 
-// changedDeadline converts weida_cursors_changed's seconds: negative waits
-// without a deadline (SURFACE.md §3.7), so ok is false.
-func changedDeadline(secs C.double) (d time.Duration, ok bool, err error) {
+// changedDeadline converts weida_cursors_changed's seconds. A negative
+// number waits without a deadline (SURFACE.md §3.7): bounded is false.
+func changedDeadline(secs C.double) (d time.Duration, bounded bool, err error) {
 	if f := float64(secs); !math.IsNaN(f) && f < 0 {
 		return 0, false, nil
 	}

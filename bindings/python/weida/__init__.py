@@ -14,6 +14,13 @@ operation and resets its streams); deadlines are finite, non-negative float
 seconds (else ``RuntimeFailure``); work starts at the first ``await``; every
 object keeps its runtime alive.
 
+Completion reports: ``send(payload, report=[PROCESSED])`` on a ``Pusher`` or
+``Paired`` returns ``Cursors``; the receiver's ``recv_reporting(max_bytes)``
+hands over a ``Reporter``; read the cursors with
+``while (s := await cursors.changed()) is not None:``. Levels are plain ints
+(``TRANSPORT_RECEIPT`` … ``PROCESSED``, and the application's own from
+``APPLICATION_FLOOR``); modes are ``PROGRESS`` and ``FINAL_ONLY``.
+
 Do not call ``weida.sync`` from the thread running an asyncio event loop: a
 blocking call stalls that loop (and every weida coroutine on it) until it
 returns. The library itself refuses a blocking call made from its own

@@ -356,6 +356,8 @@ class Runtime(RuntimeBase):
         return delivered.value, outstanding.value
 
     def shutdown(self) -> None:
-        """Ends the runtime now: every connection closes, blocked calls raise ``Canceled``."""
+        """Ends the runtime now: every connection closes, blocked calls raise
+        ``Canceled``, and its factories (``bind``, ``pusher``, a binding's
+        ``puller``, …) raise ``RuntimeFailure`` from then on."""
         check(lib.weida_runtime_shutdown(self._h))
 

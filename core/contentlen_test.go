@@ -1,0 +1,101 @@
+package weida_test
+
+import (
+	"context"
+	"testing"
+
+	weida "github.com/weida-go/weida/core"
+)
+
+// A whole-payload send knows its length before the first byte and states it
+// (DATA key 1, advisory); a streamed transfer does not, unless its meta
+// says so; an application's own statement is kept.
+func TestWholePayloadSendsStateTheirLength(t *testing.T) {
+	srv := testRuntime(t)
+	pull, err := srv.Listener().Puller("/len")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := bindLoopback(t, srv)
+	push := pushpullPusher(t, testRuntime(t), nil, b.URL("/len"))
+
+	cases := []struct {
+		name string
+		send func(ctx context.Context) error
+		want uint64
+		has  bool
+	}{
+		{"Send", func(ctx context.Context) error { return push.Send(ctx, []byte("12345")) }, 5, true},
+		{"SendWith keeps a stated length", func(ctx context.Context) error {
+			return push.SendWith(ctx, weida.TransferMeta{ContentLen: 9, HasContentLen: true}, []byte("123"))
+		}, 9, true},
+		{"SendReporting", func(ctx context.Context) error {
+			c, err := push.SendReporting(ctx, []byte("1234"), weida.ReportOrder{Levels: []uint64{weida.Processed}})
+			if c != nil {
+				_ = c.Close()
+			}
+			return err
+		}, 4, true},
+		{"a streamed transfer states nothing", func(ctx context.Context) error {
+			out, err := push.Open(ctx, weida.TransferMeta{})
+			if err != nil {
+				return err
+			}
+			if _, err := out.Write([]byte("streamed")); err != nil {
+				return err
+			}
+			_, err = out.Finish()
+			return err
+		}, 0, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := ctxFor(t)
+			if err := c.send(ctx); err != nil {
+				t.Fatal(err)
+			}
+			_, meta, err := pull.Recv(ctx, 1<<10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, has := meta.ContentLen(); got != c.want || has != c.has {
+				t.Errorf("content_len = %d (present %v), want %d (present %v)", got, has, c.want, c.has)
+			}
+		})
+	}
+}
+
+func TestRequestAndReplyStateTheirLength(t *testing.T) {
+	srv := testRuntime(t)
+	rep, err := srv.Listener().Replier("/len")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := bindLoopback(t, srv)
+	req := testRuntime(t).Requester(weida.TrustByAddress())
+	ctx := ctxFor(t)
+	if err := req.Connect(ctx, b.URL("/len")); err != nil {
+		t.Fatal(err)
+	}
+	asked := make(chan uint64, 1)
+	go func() {
+		r, err := rep.Accept(ctx, 1<<10)
+		if err != nil {
+			asked <- 0
+			return
+		}
+		n, _ := r.Meta().ContentLen()
+		asked <- n
+		_ = r.Reply(ctx, []byte("a reply of 18 b..."))
+	}()
+	_, meta, err := req.RequestWith(ctx, weida.TransferMeta{}, []byte("ping"), 1<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := <-asked; n != 4 {
+		t.Errorf("the request's content_len = %d, want 4", n)
+	}
+	if n, has := meta.ContentLen(); n != 18 || !has {
+		t.Errorf("the reply's content_len = %d (present %v), want 18", n, has)
+	}
+}
