@@ -9,6 +9,8 @@
 #   Push/Pull  weida serve --sink  + weida send
 #   Pub/Sub    weida serve --pub   + weida sub (filters, line and nul framing)
 #   refusals   a wrong key (exit 6), an unknown path (exit 4)
+#   Queue      weida broker + weida-tour queue (producer -> queue -> consumer,
+#              ACCEPTED, STORED and PROCESSED arriving at the producer)
 #   PAIR, SURVEY, BUS   weida-tour (the CLI has no verb for them)
 set -euo pipefail
 export LC_ALL=C
@@ -36,32 +38,43 @@ fail() {
 	exit 1
 }
 
-# serve NAME ROLE PATH LABEL: starts `weida serve ROLE
-# weida://127.0.0.1:0/PATH` and sets $addr to the address it prints, which
-# the commands shown below call $LABEL. Its stdout goes on into
-# $work/NAME.out (a sink's payloads), its stderr into $work/NAME.log.
-serve() {
-	local name=$1 role=$2 path=$3 label=$4 fd
+# start NAME LABEL SHOWN ARGS...: starts `weida ARGS...` in the background
+# and sets $addr to the first address it prints, which the commands shown
+# below call $LABEL; SHOWN is the command as a user would type it. The rest
+# of its stdout goes on into $work/NAME.out (a sink's payloads), its stderr
+# into $work/NAME.log.
+start() {
+	local name=$1 label=$2 shown=$3 fd
+	shift 3
 	mkfifo "$work/$name.fifo"
-	"$weida" serve "$role" "weida://127.0.0.1:0/$path" >"$work/$name.fifo" 2>"$work/$name.log" &
+	"$weida" "$@" >"$work/$name.fifo" 2>"$work/$name.log" &
 	pids+=($!)
 	eval "${name}_pid=$!"
 	exec {fd}<"$work/$name.fifo"
-	read -r addr <&"$fd" || fail "serve $role printed no address: $(cat "$work/$name.log")"
+	read -r addr <&"$fd" || fail "weida $1 printed no address: $(cat "$work/$name.log")"
 	cat <&"$fd" >"$work/$name.out" &
 	pids+=($!)
 	eval "${name}_copier=$!"
 	exec {fd}<&-
-	show "weida serve $role 'weida://127.0.0.1:0/$path' &"
+	show "$shown &"
 	echo "$addr    <- \$$label below: the client's whole configuration"
 }
 
-# stop NAME: ends a serve with SIGTERM, its ordinary end, checks it exited
-# 0, and waits until everything it wrote to stdout is in $work/NAME.out.
+# serve NAME ROLE PATH LABEL: start for `weida serve ROLE
+# weida://127.0.0.1:0/PATH`.
+serve() {
+	local url="weida://127.0.0.1:0/$3"
+	start "$1" "$4" "weida serve $2 '$url'" serve "$2" "$url"
+}
+
+# stop NAME: ends a started process with SIGTERM, its ordinary end, checks
+# it exited 0, and waits until everything it wrote to stdout is in
+# $work/NAME.out.
 stop() {
-	local pid_var="${1}_pid" copier_var="${1}_copier"
+	local pid_var="${1}_pid" copier_var="${1}_copier" code=0
 	kill -TERM "${!pid_var}"
-	wait "${!pid_var}" || fail "serve $1 exited $? on SIGTERM"
+	wait "${!pid_var}" || code=$?
+	[ "$code" = 0 ] || fail "$1 exited $code on SIGTERM: $(cat "$work/$1.log")"
 	wait "${!copier_var}"
 }
 
@@ -194,6 +207,21 @@ echo "(each message is its own stream, and Pub/Sub promises no order between mes
 echo "the subscribers' logs:"
 sed 's/^/  px:   /' "$work/px.log"
 sed 's/^/  news: /' "$work/news.log"
+
+step "Queue: weida broker holds each message until a consumer settles it; the producer hears every level"
+start broker JOBS "weida broker 'weida://127.0.0.1:0/jobs' --queue /jobs:flushed --data broker-data" \
+	broker 'weida://127.0.0.1:0/jobs' --queue /jobs:flushed --data "$work/broker-data"
+jobs_addr=$addr
+show "weida-tour queue \"\$JOBS\""
+"$bin/weida-tour" queue "$jobs_addr" || fail "the queue scene failed"
+show 'kill -TERM $!    # the broker: SIGTERM is its ordinary end'
+stop broker
+echo "the broker's log:"
+sed 's/^/  /' "$work/broker.log"
+grep -qx 'weida: retired: 0 settled, 0 requeued, 0 held undelivered' "$work/broker.log" ||
+	fail "the broker did not retire with every message settled"
+[ ! -s "$work/broker.out" ] || fail "the broker printed more than its address: $(cat "$work/broker.out")"
+echo "the broker retired with nothing out and nothing held, and exited 0"
 
 step "PAIR, SURVEY and BUS, which the CLI has no verb for: the weida-tour program"
 show "weida-tour"

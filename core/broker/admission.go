@@ -3,16 +3,10 @@ package broker
 import (
 	"context"
 	"io"
-	"sync"
 
 	weida "github.com/weida-go/weida/core"
 	"github.com/weida-go/weida/core/errs"
 )
-
-// readChunk is the unit a body is read and charged in.
-const readChunk = 64 << 10
-
-var chunkPool = sync.Pool{New: func() any { b := make([]byte, readChunk); return &b }}
 
 // admitTransfer admits a one-way transfer (BROKER.md §5.3). A refusal
 // stops the unread rest with REJECTED; a producer that vanished mid-body
@@ -115,24 +109,27 @@ func (q *queue) receive(t *weida.IncomingTransfer) (*message, error) {
 }
 
 // readBody copies t's payload into sink, charging m for each chunk first.
+// It reads through a buffer the queue lends (admission_buffers.go): a full
+// one when one is free, else a small one it swaps as soon as it can.
 func (q *queue) readBody(t *weida.IncomingTransfer, sink bodySink, m *message) error {
-	bp := chunkPool.Get().(*[]byte)
-	defer chunkPool.Put(bp)
+	buf := q.readBufs.get()
+	defer buf.release()
 	for {
-		n, rerr := io.ReadFull(t, *bp)
+		n, rerr := io.ReadFull(t, buf.bytes())
 		if n > 0 {
 			if !q.budget.reserve(int64(n)) {
 				return errs.New(errs.KindRejected, "the message does not fit in the queue %q", q.path)
 			}
 			m.charge += int64(n)
 			m.bodyLen += uint64(n)
-			if _, err := sink.Write((*bp)[:n]); err != nil {
+			if _, err := sink.Write(buf.bytes()[:n]); err != nil {
 				q.onError(err)
 				return err
 			}
 		}
 		switch rerr {
 		case nil:
+			buf.upgrade()
 		case io.EOF, io.ErrUnexpectedEOF:
 			return nil
 		default:

@@ -101,7 +101,12 @@ type Config struct {
 	// DataDir holds the persistent queues' store; required when any queue
 	// is Written or Flushed, unused otherwise.
 	DataDir string
-	// QueueBytes bounds one queue's held bytes (default 8 MiB).
+	// QueueBytes bounds one queue's held bytes (default 8 MiB). It also
+	// bounds the buffers the queue's admissions in progress read bodies
+	// through: at most QueueBytes/64 KiB (at least one) 64 KiB buffers at
+	// once, so staging stays within QueueBytes; admissions beyond those
+	// read through 4 KiB buffers until one is free. None waits and none is
+	// refused for want of a buffer (admission_buffers.go says why).
 	QueueBytes int64
 	// MaxQueues bounds len(Queues) (default 64).
 	MaxQueues int

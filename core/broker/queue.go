@@ -21,6 +21,7 @@ type queue struct {
 	port         *weida.QueuePort
 	keep         keeper
 	budget       budget
+	readBufs     readBuffers // what admissions read bodies through
 	maxUnsettled int
 	onError      func(err error)
 
@@ -55,6 +56,7 @@ func newQueue(ctx context.Context, path string, port *weida.QueuePort, keep keep
 		ctx: ctx, events: make(chan event, 256), calls: make(chan func()),
 		stopped: make(chan struct{}), unsettled: make(map[uint64]*delivery)}
 	q.budget.limit = cfg.QueueBytes
+	q.readBufs.limit = lendableChunks(cfg.QueueBytes)
 	q.consumers.init()
 	q.onError = func(error) {}
 	if cfg.OnError != nil {
