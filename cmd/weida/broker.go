@@ -21,7 +21,7 @@ var (
 		help: "the data directory of the written and flushed queues (created if missing)"}
 	optConfig = option{name: "--config", value: "FILE",
 		help: "read the broker configuration from a JSON file (queues, data, queue_bytes, " +
-			"max_queues, max_unsettled); --queue and --data add to it"}
+			"max_queues, max_unsettled, segment_bytes); --queue and --data add to it"}
 )
 
 // brokerVerb serves queues and prints each queue's dialling address.

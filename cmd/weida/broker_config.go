@@ -16,6 +16,7 @@ const maxBrokerConfigBytes = 1 << 20
 //
 //	{"data": "/var/lib/weida",
 //	 "queue_bytes": 8388608, "max_queues": 64, "max_unsettled": 256,
+//	 "segment_bytes": 67108864,
 //	 "queues": [{"path": "/jobs", "durability": "flushed"}, {"path": "/mail"}]}
 //
 // Every key is optional; an absent bound is the default, and a queue's
@@ -25,6 +26,7 @@ type brokerConfigFile struct {
 	Data         string `json:"data"`
 	QueueBytes   int64  `json:"queue_bytes"`
 	MaxQueues    int    `json:"max_queues"`
+	SegmentBytes int64  `json:"segment_bytes"`
 	MaxUnsettled *int   `json:"max_unsettled"` // 0 is meaningful: admit, never deliver
 	Queues       []struct {
 		Path       string `json:"path"`
@@ -48,7 +50,7 @@ func readBrokerConfig(path string) (broker.Config, error) {
 	if err := dec.Decode(&f); err != nil {
 		return cfg, fmt.Errorf("the broker configuration %s: %w", path, err)
 	}
-	cfg.DataDir, cfg.QueueBytes, cfg.MaxQueues = f.Data, f.QueueBytes, f.MaxQueues
+	cfg.DataDir, cfg.QueueBytes, cfg.MaxQueues, cfg.SegmentBytes = f.Data, f.QueueBytes, f.MaxQueues, f.SegmentBytes
 	if f.MaxUnsettled != nil {
 		cfg.MaxUnsettled = *f.MaxUnsettled
 		if cfg.MaxUnsettled == 0 {

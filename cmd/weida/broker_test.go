@@ -13,6 +13,7 @@ import (
 	"time"
 
 	weida "github.com/weida-go/weida/core"
+	"github.com/weida-go/weida/core/broker"
 )
 
 // startBroker runs `weida broker args...` and reads its n address lines.
@@ -107,5 +108,30 @@ func TestBrokerConfigurationErrors(t *testing.T) {
 				t.Fatalf("exit %d, stderr %q; want exit %d mentioning %q", r.code, r.stderr, c.code, c.want)
 			}
 		})
+	}
+}
+
+// TestBrokerConfigFileKeys checks every key of the configuration file
+// reaches broker.Config, segment_bytes included (the crash test relies on
+// small segments to roll and purge under SIGKILL).
+func TestBrokerConfigFileKeys(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "broker.json")
+	text := `{"data": "/var/lib/q", "queue_bytes": 1048576, "max_queues": 4, "max_unsettled": 0,
+		"segment_bytes": 4096, "queues": [{"path": "/jobs", "durability": "flushed"}, {"path": "/mail"}]}`
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := readBrokerConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.DataDir != "/var/lib/q" || cfg.QueueBytes != 1<<20 || cfg.MaxQueues != 4 ||
+		cfg.MaxUnsettled != broker.NeverDeliver || cfg.SegmentBytes != 4096 {
+		t.Fatalf("config %+v", cfg)
+	}
+	want := []broker.QueueConfig{{Path: "/jobs", Durability: broker.Flushed}, {Path: "/mail", Durability: broker.Memory}}
+	if len(cfg.Queues) != len(want) || cfg.Queues[0] != want[0] || cfg.Queues[1] != want[1] {
+		t.Fatalf("queues %+v, want %+v", cfg.Queues, want)
 	}
 }

@@ -31,7 +31,4 @@
 // peer refused the payload, 4 no endpoint at that path, 5 no reply will
 // ever come, 6 the key that answered is not trusted, 7 the connection was
 // lost or never made. The table lives in main.go.
-//
-// Not yet here: serving weida+unix:// (the library serves QUIC only so
-// far).
 package main

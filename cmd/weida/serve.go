@@ -150,14 +150,15 @@ func serverIdentity(inv *invocation, con console) (*weida.Identity, error) {
 	return id, nil
 }
 
-// bind serves the runtime's paths on addr. The library serves QUIC only so
-// far; an in-process bus would be unreachable from a shell in any case
-// (SURFACE.md §1.5), and weida+unix slots in here once the library serves
-// local transports.
+// bind serves the runtime's paths on addr: QUIC, or a unix socket (the
+// kernel proves its peers, so no identity is used there). An in-process
+// bus would be unreachable from a shell (SURFACE.md §1.5).
 func bind(rt *weida.Runtime, addr weida.Address, id *weida.Identity) (*weida.Binding, error) {
 	switch addr.Scheme {
 	case identity.SchemeQUIC:
 		return rt.Listener().BindQUIC(addr.HostPort(), id)
+	case identity.SchemeUnix:
+		return rt.Listener().BindUnix(addr.SocketPath)
 	case identity.SchemeInproc:
 		return nil, &weida.Error{Kind: weida.KindInvalidAddress,
 			Msg: fmt.Sprintf("cannot serve %s: an in-process bus is unreachable from outside this process", addr)}

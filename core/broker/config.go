@@ -110,6 +110,11 @@ type Config struct {
 	QueueBytes int64
 	// MaxQueues bounds len(Queues) (default 64).
 	MaxQueues int
+	// SegmentBytes is where the persistent queues' journal rolls to a new
+	// segment (default 64 MiB, store.DefaultSegmentBytes). Settled messages
+	// free their disk only when a whole segment is purged, so a smaller
+	// value returns space sooner at the cost of more files.
+	SegmentBytes int64
 	// MaxUnsettled bounds one subscription's deliveries out without a
 	// settling report (default 256; NeverDeliver for a bound of zero).
 	MaxUnsettled int
@@ -122,8 +127,8 @@ type Config struct {
 // validated applies the defaults and checks the configuration; it names
 // the first problem it finds.
 func (c Config) validated() (Config, error) {
-	if c.QueueBytes < 0 || c.MaxQueues < 0 || c.MaxUnsettled < NeverDeliver {
-		return c, errs.New(errs.KindRuntime, "broker config: QueueBytes, MaxQueues and MaxUnsettled must not be negative (NeverDeliver aside)")
+	if c.QueueBytes < 0 || c.MaxQueues < 0 || c.SegmentBytes < 0 || c.MaxUnsettled < NeverDeliver {
+		return c, errs.New(errs.KindRuntime, "broker config: QueueBytes, MaxQueues, SegmentBytes and MaxUnsettled must not be negative (NeverDeliver aside)")
 	}
 	if c.QueueBytes == 0 {
 		c.QueueBytes = DefaultQueueBytes

@@ -41,7 +41,7 @@ func openKeepers(cfg Config) (_ []openedKeeper, _ io.Closer, err error) {
 			continue
 		}
 		if s == nil {
-			if s, err = store.Open(cfg.DataDir, store.Options{}); err != nil {
+			if s, err = store.Open(cfg.DataDir, store.Options{SegmentBytes: cfg.SegmentBytes}); err != nil {
 				return nil, nil, err
 			}
 		}

@@ -48,7 +48,9 @@ func newBrokerSite(t *testing.T, durability string) *brokerSite {
 		config:     filepath.Join(root, "broker.json"),
 		bindURL:    fmt.Sprintf("weida://127.0.0.1:%d%s", freeUDPPort(t), queuePath),
 	}
-	if err := os.WriteFile(s.config, []byte(`{"queue_bytes": 1073741824}`), 0o600); err != nil {
+	// Small journal segments, so kills also land while segments roll and
+	// settled ones are purged.
+	if err := os.WriteFile(s.config, []byte(`{"queue_bytes": 1073741824, "segment_bytes": 16384}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return s
