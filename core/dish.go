@@ -200,7 +200,7 @@ func (d *Dish) announce(ctx context.Context, c *transport.Conn) error {
 	d.conns[c] = struct{}{}
 	joins := slices.Clone(d.joins)
 	d.mu.Unlock()
-	d.r.forgetEnded()
+	d.r.fresh.forgetEnded()
 	return sendJoins(ctx, []*transport.Conn{c}, wire.KindSubscribe, joins)
 }
 

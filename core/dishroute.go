@@ -30,11 +30,6 @@ type DishMessage struct {
 	Meta    IncomingMeta
 }
 
-// dishMaxScopes bounds the (connection, topic) freshness entries kept per
-// connection (PROTOCOL.md §13 max_sequence_scopes); a topic beyond it is
-// untracked, so every arrival on it counts as fresh.
-const dishMaxScopes = 1024
-
 // dishRoute is a dish's receiving side on its dialled connections: the
 // freshness check every arrival passes first, then one bounded queue that
 // discards on arrival when full.
@@ -47,8 +42,8 @@ type dishRoute struct {
 	stale    atomic.Uint64
 	overflow atomic.Uint64
 
-	mu    sync.Mutex
-	fresh map[*transport.Conn]map[string]*freshness
+	mu    sync.Mutex // orders enqueueFlow against close
+	fresh freshTable
 }
 
 // dishItem is a stream segment not yet read, or a datagram segment.
@@ -57,15 +52,8 @@ type dishItem struct {
 	datagram *DishMessage
 }
 
-// freshness is the newest segment seen on a (connection, topic) and the
-// layers of it that arrived.
-type freshness struct {
-	newest uint64
-	layers uint16
-}
-
 func newDishRoute(depth int) *dishRoute {
-	r := &dishRoute{items: make(chan dishItem, depth), fresh: make(map[*transport.Conn]map[string]*freshness)}
+	r := &dishRoute{items: make(chan dishItem, depth)}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	return r
 }
@@ -86,7 +74,7 @@ func (r *dishRoute) enqueue(it inbound) bool {
 		in.Refuse(wire.CodeUnsupported) // a dish takes segments only
 		return true
 	}
-	if !r.admitFresh(in.Conn(), h.Topic.V, h.Segment.V, int(h.Layer)) {
+	if !r.fresh.admit(in.Conn(), h.Topic.V, h.Segment.V, int(h.Layer)) {
 		r.stale.Add(1)
 		in.Refuse(wire.CodeCanceled)
 		return true
@@ -128,7 +116,7 @@ func (r *dishRoute) readFlow(f *transport.InFlow) {
 		if err != nil {
 			continue // no segment number: not a datagram segment, dropped
 		}
-		if !r.admitFresh(f.Conn(), topic, number, 0) {
+		if !r.fresh.admit(f.Conn(), topic, number, 0) {
 			r.stale.Add(1)
 			continue
 		}
@@ -137,48 +125,6 @@ func (r *dishRoute) readFlow(f *transport.InFlow) {
 		case r.items <- dishItem{datagram: msg}:
 		default:
 			r.overflow.Add(1)
-		}
-	}
-}
-
-// admitFresh reports whether (segment, layer) on topic is fresh for c —
-// newer than the newest seen, or the newest with that layer not yet seen —
-// and records it.
-func (r *dishRoute) admitFresh(c *transport.Conn, topic string, segment uint64, layer int) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	topics := r.fresh[c]
-	if topics == nil {
-		topics = make(map[string]*freshness)
-		r.fresh[c] = topics
-	}
-	f := topics[topic]
-	if f == nil {
-		if len(topics) >= dishMaxScopes {
-			return true // untracked, therefore fresh
-		}
-		topics[topic] = &freshness{newest: segment, layers: 1 << layer}
-		return true
-	}
-	switch {
-	case segment > f.newest:
-		f.newest, f.layers = segment, 1<<layer
-		return true
-	case segment == f.newest && f.layers&(1<<layer) == 0:
-		f.layers |= 1 << layer
-		return true
-	}
-	return false
-}
-
-// forgetEnded drops the freshness of connections that ended: a new
-// connection is a new numbering scope.
-func (r *dishRoute) forgetEnded() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for c := range r.fresh {
-		if c.Err() != nil {
-			delete(r.fresh, c)
 		}
 	}
 }

@@ -5,11 +5,13 @@
 // # Runtime, bindings, endpoints
 //
 // A Runtime owns a process's connections. Its Listener is a namespace of
-// endpoint paths served on one or more bindings (BindQUIC); bound endpoints
-// register at a path. Dialling endpoints are made by the Runtime and Connect
-// to URLs; each connected URL is a slot that is redialled with backoff when
-// its connection is lost (pinned to the key it first proved) and reports its
-// transitions as PeerEvents.
+// endpoint paths served on one or more bindings (BindQUIC; BindInproc and
+// BindUnix for the local transports, which carry the same frames without
+// TLS); bound endpoints register at a path. Dialling endpoints are made by
+// the Runtime and Connect to URLs (weida://, weida+inproc://,
+// weida+unix://); each connected URL is a slot that is redialled with
+// backoff when its connection is lost (pinned to the key it first proved)
+// and reports its transitions as PeerEvents and ConnectionStats.
 //
 // # Patterns
 //
@@ -73,7 +75,8 @@
 //
 // Finish returns a Delivery whose Delivered resolves only when the peer's
 // QUIC stack acknowledged every byte and the FIN (the transport receipt) —
-// never on a timer. A connection lost after the FIN is Indeterminate, never a
+// never on a timer; on a local transport, when the FIN is in the peer's
+// buffer (pipe or kernel socket queue). A connection lost after the FIN is Indeterminate, never a
 // definite failure; refusals are typed (Rejected, UnknownEndpoint,
 // Unsupported). Every error is an *Error with a Kind;
 // errors.Is(err, weida.ErrRejected) tests a kind, IsDefiniteFailure tells a

@@ -51,7 +51,7 @@ func (m FlowMeta) header(endpoint string) (wire.Flow, error) {
 // sending side, Received by the receiving side, Dropped by both: datagrams
 // the sender's queue discarded oldest-first, or the receiver's ring did.
 type FlowStats struct {
-	Sent     uint64 // handed to QUIC (not a delivery: datagrams are never acknowledged)
+	Sent     uint64 // accepted by Send (not a delivery: datagrams are never acknowledged)
 	Received uint64 // queued for the application
 	Dropped  uint64 // discarded under pressure
 	NotLive  uint64 // sends while no connection was live, dropped (never queued)
@@ -91,14 +91,14 @@ type Flow struct {
 // path and returns without waiting for the acceptor. It fails with
 // DatagramsUnavailable unless both runtimes enable Config.Datagrams.
 func (p *Peer) OpenFlow(ctx context.Context, meta FlowMeta) (*Flow, error) {
+	if _, err := meta.header(""); err != nil { // refused before any wait
+		return nil, err
+	}
 	c, err := p.d.live(ctx)
 	if err != nil {
 		return nil, err
 	}
-	h, err := meta.header(c.Path())
-	if err != nil {
-		return nil, err
-	}
+	h, _ := meta.header(c.Path())
 	of, err := c.OpenFlow(ctx, h)
 	if err != nil {
 		return nil, err

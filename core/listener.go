@@ -19,6 +19,7 @@ type Listener struct {
 	routes map[string]route
 	subs   subscriptions  // SUBSCRIBE state of accepted connections (subscriptions.go)
 	joins  joinTable      // the terms dishes stated with their joins (radiojoin.go)
+	fresh  freshTable     // segment numbers seen per connection and topic (segmentfresh.go)
 	failed negotiationLog // accepted connections that failed negotiation (negotiation.go)
 }
 
@@ -96,9 +97,12 @@ func (l *Listener) closeRoutes() {
 // path), with the refusals of PROTOCOL.md §11.4.
 type router struct{ l *Listener }
 
-// Data implements transport.Handler.
+// Data implements transport.Handler. A stale segment is refused before
+// any endpoint sees it (segmentfresh.go).
 func (rt router) Data(_ *transport.Conn, in *transport.InStream) {
-	dispatchData(rt.l.rt, rt.l.lookup(in.Header.Endpoint.V), in)
+	if rt.l.fresh.admitData(in) {
+		dispatchData(rt.l.rt, rt.l.lookup(in.Header.Endpoint.V), in)
+	}
 }
 
 // Exchange implements transport.Handler.

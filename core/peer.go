@@ -8,12 +8,13 @@ import (
 // one-way transfers and exchanges on them, round-robin over live
 // connections, redialling lost ones under the reconnect policy.
 type Peer struct {
-	d *dialer
+	d    *dialer
+	segs segmentHub // uplink segments (segmentpeer.go)
 }
 
 // Peer creates a raw dialling endpoint that verifies servers under trust.
 func (rt *Runtime) Peer(trust Trust, opts ...EndpointOption) *Peer {
-	return &Peer{d: newDialer(rt, trust, opts)}
+	return &Peer{d: newDialer(rt, trust, opts), segs: newSegmentHub(rt.cfg.SubscriberBufferBytes)}
 }
 
 // Connect dials url (weida://[sha256:…@]host:port/path) and adds it as a
@@ -62,5 +63,6 @@ func (p *Peer) OpenBi(ctx context.Context, meta TransferMeta) (*OutgoingTransfer
 // Transfers already finished still get their receipts.
 func (p *Peer) Close() error {
 	p.d.close()
+	p.segs.shut()
 	return nil
 }

@@ -18,41 +18,19 @@ import (
 // counted for that dish alone (DishDrops). Inbound transfers, exchanges and
 // flows at the path are refused Unsupported.
 type Radio struct {
-	l      *Listener
-	path   string
-	route  radioRoute
-	budget int64 // payload bytes queued per dish (subscriber_buffer_bytes)
+	segmentHub
+	l     *Listener
+	path  string
+	route radioRoute
 
 	admitMu   sync.RWMutex
 	admission func(Join) bool
-
-	mu      sync.Mutex // guards everything below and every segment's copies
-	closed  bool
-	topics  map[string]*radioTopic
-	links   map[*transport.Conn]*dishLink
-	dropped uint64 // whole segments lost, over every dish that ever joined
-}
-
-// radioTopic numbers a topic's segments and keeps the ones whose copies a
-// successor may still have to reset.
-type radioTopic struct {
-	next uint64
-	live []*Segment // oldest first; followers of upstream, then the newest
-}
-
-// dishLink is the radio's state for one dish connection.
-type dishLink struct {
-	c      *transport.Conn
-	queued int64 // payload bytes queued over all its copies
-	drops  DishDrops
-	flows  map[string]*transport.OutFlow // datagram segments, one flow per topic
 }
 
 // Radio registers a radio at path. Joins sent before it existed apply at
 // once (without admission: no policy was installed yet).
 func (l *Listener) Radio(path string) (*Radio, error) {
-	r := &Radio{l: l, path: path, budget: l.rt.cfg.SubscriberBufferBytes,
-		topics: make(map[string]*radioTopic), links: make(map[*transport.Conn]*dishLink)}
+	r := &Radio{segmentHub: newSegmentHub(l.rt.cfg.SubscriberBufferBytes), l: l, path: path}
 	r.route = radioRoute{radio: r}
 	if err := l.register(path, r.route); err != nil {
 		return nil, err
@@ -135,15 +113,7 @@ func (r *Radio) Dropped() uint64 {
 }
 
 // DishDrops lists each connected dish's losses by cause.
-func (r *Radio) DishDrops() []DishDrops {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := make([]DishDrops, 0, len(r.links))
-	for _, link := range r.links {
-		out = append(out, link.drops)
-	}
-	return out
-}
+func (r *Radio) DishDrops() []DishDrops { return r.dishDrops() }
 
 // Datagram sends payload as a one-packet segment on topic to every
 // matching dish, on a datagram flow per (dish, topic), and returns how
@@ -159,9 +129,9 @@ func (r *Radio) Datagram(topic string, payload []byte) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		return 0, errRadioClosed()
+		return 0, errSegmentsClosed()
 	}
-	tp := r.topicLocked(topic)
+	tp := r.topicLocked(topicScope{topic: topic})
 	number := tp.next
 	tp.next++
 	r.supersedeLocked(tp)
@@ -209,55 +179,6 @@ func (r *Radio) flowLocked(link *dishLink, topic string) *transport.OutFlow {
 	return f
 }
 
-func (r *Radio) topicLocked(topic string) *radioTopic {
-	tp := r.topics[topic]
-	if tp == nil {
-		tp = &radioTopic{}
-		r.topics[topic] = tp
-	}
-	return tp
-}
-
-func (r *Radio) linkLocked(c *transport.Conn) *dishLink {
-	link := r.links[c]
-	if link == nil {
-		link = &dishLink{c: c}
-		link.drops.Peer, link.drops.HasPeer = c.Peer()
-		link.drops.Addr = c.RemoteAddr()
-		r.links[c] = link
-	}
-	return link
-}
-
-// dropLocked counts one loss for link.
-func (r *Radio) dropLocked(link *dishLink, cause dishDropCause) {
-	link.drops.count(cause)
-	if cause != dropLayersCut {
-		r.dropped++
-	}
-}
-
-// dishGone forgets a dish connection that ended: its copies are reset so
-// their writers end now rather than at the radio's close.
-func (r *Radio) dishGone(c *transport.Conn) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	link := r.links[c]
-	if link == nil {
-		return
-	}
-	delete(r.links, c)
-	for _, tp := range r.topics {
-		for _, seg := range tp.live {
-			for _, cp := range seg.copies {
-				if cp.link == link {
-					cp.abandonLocked()
-				}
-			}
-		}
-	}
-}
-
 // Close unregisters the path and resets every copy still in flight; the
 // dishes' joins stay recorded for the next radio at the path.
 func (r *Radio) Close() error {
@@ -265,31 +186,6 @@ func (r *Radio) Close() error {
 	r.shut()
 	return nil
 }
-
-func (r *Radio) shut() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return
-	}
-	r.closed = true
-	for _, tp := range r.topics {
-		for _, seg := range tp.live {
-			for _, cp := range seg.copies {
-				cp.abandonLocked()
-			}
-		}
-		tp.live = nil
-	}
-	for _, link := range r.links {
-		for _, f := range link.flows {
-			f.Close()
-		}
-		link.flows = nil
-	}
-}
-
-func errRadioClosed() error { return errs.New(errs.KindCanceled, "the radio was closed") }
 
 // checkTopic refuses a topic a dish could not decode.
 func checkTopic(topic string) error {
@@ -308,4 +204,4 @@ func (radioRoute) acceptsData() bool                  { return false }
 func (radioRoute) acceptsExchange() bool              { return false }
 func (radioRoute) enqueue(inbound) bool               { return false }
 func (r radioRoute) close()                           { r.radio.shut() }
-func (r radioRoute) subscriberGone(c *transport.Conn) { r.radio.dishGone(c) }
+func (r radioRoute) subscriberGone(c *transport.Conn) { r.radio.connGone(c) }

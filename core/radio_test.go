@@ -2,7 +2,6 @@ package weida_test
 
 import (
 	"bytes"
-	"errors"
 	"testing"
 	"time"
 
@@ -85,9 +84,7 @@ func recvSegment(t *testing.T, d *weida.Dish, size int) weida.DishMessage {
 	return m
 }
 
-// dropsOf is the radio's drop record of the dish that proved nothing but
-// connected from addr-less anonymity: radio tests tell dishes apart by
-// which one has drops, so this returns the sum over all dishes.
+// dropsOf sums the radio's drop records over every dish.
 func dropsOf(r *weida.Radio) weida.DishDrops {
 	var sum weida.DishDrops
 	for _, d := range r.DishDrops() {
@@ -103,39 +100,54 @@ func dropsOf(r *weida.Radio) weida.DishDrops {
 }
 
 // TestRadioLateIsLost is guide_late_is_lost: a stalled dish loses old
-// segments to supersession while a fast one gets all ten whole, in order.
+// segments to supersession while a fast one gets all ten whole, in order,
+// and loses nothing.
 func TestRadioLateIsLost(t *testing.T) {
-	{
-		r, b := radioServe(t, weida.Config{})
-		fast := radioDish(t, weida.Config{}, r, b, "voice.#", weida.JoinOptions{}, 1)
-		radioDish(t, weida.Config{Limits: stalledLimits}, r, b, "voice.#", weida.JoinOptions{}, 2)
-		const segments, size = 10, 24 << 10
-		got := make(chan weida.DishMessage, segments)
-		go func() {
-			for range segments {
-				m, err := fast.Recv(ctxFor(t), 1<<20)
-				if err != nil {
-					return
-				}
-				got <- m
-			}
-		}()
-		for i := range segments {
-			if _, reached := sendSegment(t, r, "voice.a", size, weida.SegmentOptions{}); reached != 2 {
-				t.Fatalf("segment %d reached %d dishes, want 2", i, reached)
-			}
-			// The next segment opens once the fast dish has this one: a dish
-			// that keeps up never loses a finished segment to its successor.
-			m := <-got
-			if m.Segment != uint64(i) || len(m.Payload) != size || !bytes.Equal(m.Payload, segmentBytes(m.Segment, size)) {
-				t.Fatalf("fast dish got segment %d (%d bytes), want %d whole", m.Segment, len(m.Payload), i)
-			}
+	r, b := radioServe(t, weida.Config{})
+	fastID, stalledID := newIdentity(t), newIdentity(t)
+	fast := radioDish(t, weida.Config{}, r, b, "voice.#", weida.JoinOptions{}, 1, weida.WithClientIdentity(fastID))
+	radioDish(t, weida.Config{Limits: stalledLimits}, r, b, "voice.#", weida.JoinOptions{}, 2, weida.WithClientIdentity(stalledID))
+	const segments, size = 10, 24 << 10
+	for i := range segments {
+		if _, reached := sendSegment(t, r, "voice.a", size, weida.SegmentOptions{}); reached != 2 {
+			t.Fatalf("segment %d reached %d dishes, want 2", i, reached)
 		}
-		pubsubAwait(t, "the stalled dish to lose a segment to supersession", func() bool { return dropsOf(r).Superseded > 0 })
-		if r.Dropped() != dropsOf(r).Superseded {
-			t.Fatalf("dropped %d, superseded %d: supersession is the only cause here", r.Dropped(), dropsOf(r).Superseded)
+		// The next segment opens once the fast dish has this one: a dish
+		// that keeps up never loses a finished segment to its successor.
+		if m := recvSegment(t, fast, size); m.Segment != uint64(i) {
+			t.Fatalf("fast dish got segment %d, want %d", m.Segment, i)
 		}
 	}
+	pubsubAwait(t, "the stalled dish to lose a segment to supersession", func() bool {
+		return dropsFor(t, r, stalledID).Superseded > 0
+	})
+	if d := dropsFor(t, r, fastID); d != (weida.DishDrops{Peer: d.Peer, HasPeer: true, Addr: d.Addr}) {
+		t.Fatalf("the fast dish lost segments: %+v", d)
+	}
+	if d := dropsFor(t, r, stalledID); r.Dropped() != d.Superseded {
+		t.Fatalf("dropped %d, stalled dish %+v: supersession is the only cause here", r.Dropped(), d)
+	}
+}
+
+func newIdentity(t *testing.T) *weida.Identity {
+	t.Helper()
+	id, err := weida.GenerateIdentity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// dropsFor is the radio's drop record of the dish that proved id.
+func dropsFor(t *testing.T, r *weida.Radio, id *weida.Identity) weida.DishDrops {
+	t.Helper()
+	for _, d := range r.DishDrops() {
+		if d.HasPeer && d.Peer == id.Fingerprint() {
+			return d
+		}
+	}
+	t.Fatalf("no drop record for dish %s", id.Fingerprint())
+	return weida.DishDrops{}
 }
 
 func TestRadioGoroutinesEndAtShutdown(t *testing.T) {
@@ -274,173 +286,36 @@ func TestRadioMaxAgeExpiresStalledCopies(t *testing.T) {
 	}
 }
 
-func TestRadioDatagramSegments(t *testing.T) {
-	r, b := radioServe(t, datagramsOn)
-	withDatagrams := radioDish(t, datagramsOn, r, b, "", weida.JoinOptions{}, 1)
-	radioDish(t, weida.Config{}, r, b, "", weida.JoinOptions{}, 2)
-
-	if reached, err := r.Datagram("px", []byte("tick")); reached != 1 || err != nil {
-		t.Fatalf("datagram reached %d (%v), want only the dish with datagrams", reached, err)
-	}
-	if d := dropsOf(r); d.NoDatagrams != 1 {
-		t.Fatalf("drops %+v: the dish without datagrams must be counted, never served by a stream", d)
-	}
-	m, err := withDatagrams.Recv(ctxFor(t), 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.Kind != weida.DishDatagram || m.Topic != "px" || m.Segment != 0 || string(m.Payload) != "tick" {
-		t.Fatalf("got %+v", m)
-	}
-	if reached, _ := r.Datagram("px", make([]byte, 4000)); reached != 0 {
-		t.Fatalf("an oversize datagram reached %d dishes", reached)
-	}
-	if d := dropsOf(r); d.TooLarge != 1 || d.NoDatagrams != 2 {
-		t.Fatalf("drops %+v, want one TooLarge and a second NoDatagrams", d)
-	}
-	// Datagram segments share the topic's numbers with stream segments.
-	sendSegment(t, r, "px", 10, weida.SegmentOptions{})
-	if m := recvSegment(t, withDatagrams, 10); m.Segment != 2 {
-		t.Fatalf("stream segment after two datagrams numbered %d, want 2", m.Segment)
-	}
-}
-
-func TestRadioLayers(t *testing.T) {
-	r, b := radioServe(t, weida.Config{})
-	capped := radioDish(t, weida.Config{}, r, b, "", weida.JoinOptions{MaxLayer: 1, CapLayers: true}, 1)
-	radioDish(t, weida.Config{}, r, b, "", weida.JoinOptions{}, 2)
-	s, err := r.Segment("v", weida.SegmentOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for layer, want := range []int{2, 2, 1} { // the capped dish never gets layer 2
-		if n, err := s.WriteLayer(layer, []byte{byte(layer)}); n != want || err != nil {
-			t.Fatalf("layer %d reached %d (%v), want %d", layer, n, err, want)
-		}
-	}
-	if _, err := s.WriteLayer(16, nil); !errors.Is(err, weida.ErrLimitExceeded) {
-		t.Fatalf("layer 16: %v, want LimitExceeded", err)
-	}
-	if err := s.FinishLayer(1); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.WriteLayer(1, []byte{1}); !errors.Is(err, weida.ErrNoReply) {
-		t.Fatalf("writing a finished layer: %v, want NoReply", err)
-	}
-	if alive, err := s.Finish(); alive != 2 || err != nil {
-		t.Fatalf("finish: %d alive, %v", alive, err)
-	}
-	seen := map[int]bool{}
-	for range 2 {
-		m, err := capped.Recv(ctxFor(t), 10)
+// A copy the dish refuses (here: its receive queue is full) is given up at
+// once, so the rest of the segment does not eat the dish's budget.
+func TestRadioGivesUpACopyTheDishRefused(t *testing.T) {
+	r, b := radioServe(t, weida.Config{SubscriberBufferBytes: 64 << 10})
+	d := radioDish(t, weida.Config{EndpointQueue: 1}, r, b, "", weida.JoinOptions{}, 1)
+	// Two segments on two topics for a queue of one: whichever arrives
+	// second is refused.
+	var segs []*weida.Segment
+	for _, topic := range []string{"a", "b"} {
+		s, err := r.Segment(topic, weida.SegmentOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if layer, _ := m.Meta.Layer(); layer != m.Layer || len(m.Payload) != 1 || int(m.Payload[0]) != m.Layer {
-			t.Fatalf("layer %d carried %v", m.Layer, m.Payload)
+		if n, _ := s.Write(make([]byte, 1<<10)); n != 1 {
+			t.Fatalf("segment %s reached no dish", topic)
 		}
-		seen[m.Layer] = true
+		segs = append(segs, s)
 	}
-	if !seen[0] || !seen[1] {
-		t.Fatalf("capped dish got layers %v, want 0 and 1", seen)
+	pubsubAwait(t, "the dish to refuse one segment", func() bool { return d.Overflow() == 1 })
+	pubsubAwait(t, "the radio to give the refused copy up", func() bool { return segs[0].Alive()+segs[1].Alive() == 1 })
+	refused := segs[0]
+	if refused.Alive() == 1 {
+		refused = segs[1]
 	}
-}
-
-func TestRadioCutsLayersFromTheTopUnderPressure(t *testing.T) {
-	r, b := radioServe(t, weida.Config{SubscriberBufferBytes: 64 << 10})
-	radioDish(t, weida.Config{Limits: stalledLimits}, r, b, "", weida.JoinOptions{}, 1)
-	s, err := r.Segment("v", weida.SegmentOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunk := make([]byte, 4<<10)
-	if n, _ := s.WriteLayer(0, chunk); n != 1 {
-		t.Fatal("layer 0 lost at once")
-	}
-	writeUntilLost := func(layer int) {
-		for i := 0; ; i++ {
-			if i == 200 {
-				t.Fatalf("layer %d never ran out of room", layer)
-			}
-			if n, _ := s.WriteLayer(layer, chunk); n == 0 {
-				return
-			}
+	for range 100 { // 100 KiB more: a copy still charged would run out of budget
+		if n, _ := refused.Write(make([]byte, 1<<10)); n != 0 {
+			t.Fatal("a refused copy took a chunk")
 		}
 	}
-	writeUntilLost(2)
-	if d := dropsOf(r); d.LayersCut != 1 || r.Dropped() != 0 {
-		t.Fatalf("after layer 2 ran out: %+v, dropped %d; want layers cut once and the segment kept", d, r.Dropped())
-	}
-	if n, _ := s.WriteLayer(2, []byte{1}); n != 0 {
-		t.Fatal("a cut layer was written again")
-	}
-	writeUntilLost(0)
-	if d := dropsOf(r); d.LayersCut != 1 || d.SubscriberBudget != 1 || r.Dropped() != 1 {
-		t.Fatalf("after layer 0 ran out: %+v, dropped %d; want the segment lost to the budget", d, r.Dropped())
-	}
-}
-
-func TestRadioAdmissionAndEviction(t *testing.T) {
-	r, b := radioServe(t, weida.Config{})
-	id, err := weida.GenerateIdentity()
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := radioDish(t, weida.Config{}, r, b, "open", weida.JoinOptions{}, 1, weida.WithClientIdentity(id))
-	if err := d.Join(ctxFor(t), "old", weida.JoinOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	pubsubAwait(t, "both joins", func() bool { return r.FilterCount() == 2 })
-
-	refused := make(chan weida.Join, 4)
-	r.SetAdmission(func(j weida.Join) bool {
-		if j.Filter == "open" {
-			return true
-		}
-		refused <- j
-		return false
-	})
-	if got := r.FilterCount(); got != 1 {
-		t.Fatalf("installing the policy kept %d joins, want the re-screen to withdraw %q", got, "old")
-	}
-	<-refused
-	if err := d.Join(ctxFor(t), "secret", weida.JoinOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	j := <-refused // the policy saw it: it is decided, nothing was recorded
-	if j.Filter != "secret" || !j.HasPeer || j.Peer != id.Fingerprint() {
-		t.Fatalf("the policy saw %+v", j)
-	}
-	if got := r.FilterCount(); got != 1 {
-		t.Fatalf("a refused join was recorded (%d joins)", got)
-	}
-	if n := r.Evict(id.Fingerprint(), "open"); n != 1 {
-		t.Fatalf("evict withdrew %d joins, want 1", n)
-	}
-	if r.DishCount() != 0 || d.PeerCount() != 1 {
-		t.Fatalf("after eviction: %d dishes at the radio, dish has %d peers (its connection stays)", r.DishCount(), d.PeerCount())
-	}
-}
-
-func TestRadioRefusesInboundAndClosedUse(t *testing.T) {
-	r, b := radioServe(t, datagramsOn)
-	p := flowPeer(t, datagramsOn, b.URL("/radio"))
-	if _, err := exchange(t, p, []byte("q")); !errors.Is(err, weida.ErrUnsupported) {
-		t.Fatalf("an exchange with a radio path: %v, want Unsupported", err)
-	}
-	f, err := p.OpenFlow(ctxFor(t), weida.FlowMeta{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-f.Done()
-	if err := f.Send([]byte("x")); !errors.Is(err, weida.ErrUnsupported) {
-		t.Fatalf("a flow to a radio path: %v, want Unsupported", err)
-	}
-	if _, err := r.Segment(string(make([]byte, 300)), weida.SegmentOptions{}); !errors.Is(err, weida.ErrProtocol) {
-		t.Fatalf("a 300-byte topic: %v, want Protocol", err)
-	}
-	r.Close()
-	if _, err := r.Segment("t", weida.SegmentOptions{}); !errors.Is(err, weida.ErrCanceled) {
-		t.Fatalf("segment on a closed radio: %v, want Canceled", err)
+	if drops := dropsOf(r); drops.SubscriberBudget != 0 || r.Dropped() != 0 {
+		t.Fatalf("drops %+v: a refusal is not a budget loss", drops)
 	}
 }

@@ -25,10 +25,11 @@ type SegmentOptions struct {
 	// opened (measured on this side's clock); a dish's own max_age also
 	// applies and the smaller wins.
 	MaxAge time.Duration
-	// Priority orders this segment's streams among others of the same
-	// layer. quic-go schedules streams round-robin, so it is recorded for
-	// the wire-compatible priority (15 − layer)·65536 + Priority but has no
-	// effect in this build.
+	// Priority nudges this segment's streams against others of the same
+	// layers: positive is more urgent, negative less. A lower layer is
+	// never less urgent than a higher one, and without a negative Priority
+	// every layer is at least as urgent as ordinary streams (see
+	// layerCopy.urgency for the mapping onto QUIC stream urgency).
 	Priority int16
 	// FollowsUpstream keeps this segment's copies alive when a successor
 	// opens on the topic, unless a successor's write must wait for room at
@@ -42,13 +43,14 @@ type SegmentOptions struct {
 // each write returns how many copies took the chunk. A Segment is used by
 // one goroutine.
 type Segment struct {
-	r      *Radio
-	topic  string
+	hub    *segmentHub
+	scope  topicScope
+	path   string // the DATA endpoint of every copy
 	number uint64
 	opts   SegmentOptions
 	copies []*segmentCopy
 
-	// guarded by r.mu
+	// guarded by hub.mu
 	finishedLayers uint16
 	finished       bool
 }
@@ -59,38 +61,17 @@ type Segment struct {
 // written is reset at once, a finished one after a short grace if the dish
 // has not acknowledged it by then.
 func (r *Radio) Segment(topic string, opts SegmentOptions) (*Segment, error) {
-	if err := checkTopic(topic); err != nil {
+	if err := checkSegmentTerms(topic, opts); err != nil {
 		return nil, err
 	}
-	if opts.MaxAge < 0 {
-		return nil, errs.New(errs.KindRuntime, "segment: MaxAge must not be negative")
-	}
-	targets := r.l.dishTargets(r.path, topic)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return nil, errRadioClosed()
-	}
-	tp := r.topicLocked(topic)
-	s := &Segment{r: r, topic: topic, number: tp.next, opts: opts}
-	tp.next++
-	r.supersedeLocked(tp)
-	for _, t := range targets {
-		cp := &segmentCopy{seg: s, link: r.linkLocked(t.c), ceiling: t.maxLayer}
-		if age := smallerAge(opts.MaxAge, t.maxAge); age > 0 {
-			cp.expiry = time.AfterFunc(age, cp.expire)
-		}
-		s.copies = append(s.copies, cp)
-	}
-	tp.live = append(tp.live, s)
-	return s, nil
+	return r.open(topicScope{topic: topic}, r.path, r.l.dishTargets(r.path, topic), opts)
 }
 
 // Number is the segment's number on its topic.
 func (s *Segment) Number() uint64 { return s.number }
 
 // Topic is the segment's topic.
-func (s *Segment) Topic() string { return s.topic }
+func (s *Segment) Topic() string { return s.scope.topic }
 
 // Write writes chunk to layer 0; see WriteLayer.
 func (s *Segment) Write(chunk []byte) (int, error) { return s.WriteLayer(0, chunk) }
@@ -104,11 +85,11 @@ func (s *Segment) WriteLayer(layer int, chunk []byte) (int, error) {
 	if err := checkLayer(layer); err != nil {
 		return 0, err
 	}
-	if int64(len(chunk)) > s.r.budget {
-		return 0, errs.New(errs.KindLimitExceeded, "segment: a chunk of %d bytes exceeds the dish budget of %d bytes", len(chunk), s.r.budget)
+	if int64(len(chunk)) > s.hub.budget {
+		return 0, errs.New(errs.KindLimitExceeded, "segment: a chunk of %d bytes exceeds the dish budget of %d bytes", len(chunk), s.hub.budget)
 	}
-	s.r.mu.Lock()
-	defer s.r.mu.Unlock()
+	s.hub.mu.Lock()
+	defer s.hub.mu.Unlock()
 	if err := s.writableLocked(layer); err != nil {
 		return 0, err
 	}
@@ -128,13 +109,31 @@ func (s *Segment) WriteLayer(layer int, chunk []byte) (int, error) {
 	return reached, nil
 }
 
+// Alive is the number of copies not lost yet (superseded, expired, cut
+// at layer 0, or refused by their dish).
+func (s *Segment) Alive() int {
+	s.hub.mu.Lock()
+	defer s.hub.mu.Unlock()
+	return s.aliveLocked()
+}
+
+func (s *Segment) aliveLocked() int {
+	alive := 0
+	for _, cp := range s.copies {
+		if !cp.lost {
+			alive++
+		}
+	}
+	return alive
+}
+
 // FinishLayer ends one layer on every copy (FIN once its queue is written).
 func (s *Segment) FinishLayer(layer int) error {
 	if err := checkLayer(layer); err != nil {
 		return err
 	}
-	s.r.mu.Lock()
-	defer s.r.mu.Unlock()
+	s.hub.mu.Lock()
+	defer s.hub.mu.Unlock()
 	if err := s.writableLocked(layer); err != nil {
 		return err
 	}
@@ -145,13 +144,12 @@ func (s *Segment) FinishLayer(layer int) error {
 // Finish ends every layer and returns how many copies are still alive.
 // A dish that got no chunk still gets the (empty) segment.
 func (s *Segment) Finish() (int, error) {
-	s.r.mu.Lock()
-	defer s.r.mu.Unlock()
+	s.hub.mu.Lock()
+	defer s.hub.mu.Unlock()
 	if s.finished {
 		return 0, errs.New(errs.KindNoReply, "segment: already finished")
 	}
 	s.finished = true
-	alive := 0
 	for _, cp := range s.copies {
 		if !cp.lost && cp.layers[0] == nil {
 			cp.layerLocked(0) // an empty segment is still a segment
@@ -160,12 +158,7 @@ func (s *Segment) Finish() (int, error) {
 	for layer := range MaxSegmentLayers {
 		s.finishLayerLocked(layer)
 	}
-	for _, cp := range s.copies {
-		if !cp.lost {
-			alive++
-		}
-	}
-	return alive, nil
+	return s.aliveLocked(), nil
 }
 
 func (s *Segment) finishLayerLocked(layer int) {
@@ -180,12 +173,23 @@ func (s *Segment) finishLayerLocked(layer int) {
 
 func (s *Segment) writableLocked(layer int) error {
 	switch {
-	case s.r.closed:
-		return errRadioClosed()
+	case s.hub.closed:
+		return errSegmentsClosed()
 	case s.finished:
 		return errs.New(errs.KindNoReply, "segment: already finished")
 	case s.finishedLayers&(1<<layer) != 0:
 		return errs.New(errs.KindNoReply, "segment: layer %d was already finished", layer)
+	}
+	return nil
+}
+
+// checkSegmentTerms refuses what no segment may carry.
+func checkSegmentTerms(topic string, opts SegmentOptions) error {
+	if err := checkTopic(topic); err != nil {
+		return err
+	}
+	if opts.MaxAge < 0 {
+		return errs.New(errs.KindRuntime, "segment: MaxAge must not be negative")
 	}
 	return nil
 }
@@ -195,40 +199,6 @@ func checkLayer(layer int) error {
 		return errs.New(errs.KindLimitExceeded, "segment: layer %d is outside 0..%d", layer, wire.MaxLayer)
 	}
 	return nil
-}
-
-// supersedeLocked applies a new segment on tp to the older ones: each copy
-// still being written is reset, each finished one gets its grace. A
-// segment that follows upstream is kept until a successor needs its room.
-func (r *Radio) supersedeLocked(tp *radioTopic) {
-	kept := tp.live[:0]
-	for _, old := range tp.live {
-		if old.opts.FollowsUpstream && !old.settledLocked() {
-			kept = append(kept, old)
-			continue
-		}
-		for _, cp := range old.copies {
-			cp.supersedeLocked()
-		}
-	}
-	clear(tp.live[len(kept):])
-	tp.live = kept
-}
-
-// cutFollowedLocked resets link's copies of the segments on s's topic that
-// were kept alive by FollowsUpstream: s must write and has no room.
-func (r *Radio) cutFollowedLocked(s *Segment, link *dishLink) {
-	tp := r.topics[s.topic]
-	for _, old := range tp.live {
-		if old == s || !old.opts.FollowsUpstream {
-			continue
-		}
-		for _, cp := range old.copies {
-			if cp.link == link && !cp.lost && !cp.settledLocked() {
-				cp.cutFromLocked(0, dropSuperseded)
-			}
-		}
-	}
 }
 
 // settledLocked reports whether every copy was acknowledged or lost.

@@ -46,16 +46,16 @@ type layerCopy struct {
 // writeLocked queues chunk on layer k of the copy, making room by the cut
 // rule when there is none; false means the copy lost the layer (or all).
 func (cp *segmentCopy) writeLocked(k int, chunk []byte) bool {
-	r := cp.seg.r
+	h := cp.seg.hub
 	if !cp.roomLocked(k, len(chunk)) {
-		r.cutFollowedLocked(cp.seg, cp.link)
+		h.cutFollowedLocked(cp.seg, cp.link)
 	}
 	if !cp.roomLocked(k, len(chunk)) && cp.hasLayersAboveLocked(k) {
 		cp.cutFromLocked(k+1, dropLayersCut)
 	}
 	if !cp.roomLocked(k, len(chunk)) {
 		cause := dropQueue
-		if cp.link.queued+int64(len(chunk)) > r.budget {
+		if cp.link.queued+int64(len(chunk)) > h.budget {
 			cause = dropBudget
 		}
 		cp.cutFromLocked(k, cause)
@@ -70,7 +70,7 @@ func (cp *segmentCopy) writeLocked(k int, chunk []byte) bool {
 }
 
 func (cp *segmentCopy) roomLocked(k, n int) bool {
-	if cp.link.queued+int64(n) > cp.seg.r.budget {
+	if cp.link.queued+int64(n) > cp.seg.hub.budget {
 		return false
 	}
 	lc := cp.layers[k]
@@ -95,13 +95,16 @@ func (cp *segmentCopy) layerLocked(k int) *layerCopy {
 	lc.ctx, lc.cancel = context.WithCancel(context.Background())
 	cp.layers[k] = lc
 	s := cp.seg
-	h := wire.Data{Endpoint: wire.Some(s.r.path), Topic: wire.Some(s.topic),
+	hdr := wire.Data{Endpoint: wire.Some(s.path), Topic: wire.Some(s.scope.topic),
 		Segment: wire.Some(s.number), Layer: uint64(k)}
 	// Opened here when the dish's stream credit allows, so a dish's streams
 	// are numbered in the order their segments opened; else the writer
 	// waits for credit.
-	lc.out, _ = cp.link.c.OpenUniNow(&h)
-	go lc.run(h)
+	if out, err := cp.link.c.OpenUniNow(&hdr); err == nil {
+		out.SetUrgency(lc.urgency())
+		lc.out = out
+	}
+	go lc.run(hdr)
 	return lc
 }
 
@@ -115,15 +118,15 @@ func (cp *segmentCopy) cutFromLocked(k int, cause dishDropCause) {
 		}
 	}
 	cp.ceiling = min(cp.ceiling, k-1)
-	r := cp.seg.r
+	h := cp.seg.hub
 	switch {
 	case k == 0 && !cp.lost:
 		cp.lost = true
 		cp.stopExpiry()
-		r.dropLocked(cp.link, cause)
+		h.dropLocked(cp.link, cause)
 	case k > 0 && !cp.layersCut:
 		cp.layersCut = true
-		r.dropLocked(cp.link, dropLayersCut)
+		h.dropLocked(cp.link, dropLayersCut)
 	}
 }
 
@@ -162,9 +165,9 @@ func (cp *segmentCopy) supersedeLocked() {
 
 // expire resets what the dish has not acknowledged when max_age passed.
 func (cp *segmentCopy) expire() {
-	r := cp.seg.r
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	h := cp.seg.hub
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	if cp.lost {
 		return
 	}
@@ -199,57 +202,79 @@ func (cp *segmentCopy) settledLocked() bool {
 // run opens the layer's stream unless it already is, and writes its chunks
 // as they come, then the FIN. The chunk being written stays charged to the
 // dish's budget until QUIC took it.
-func (lc *layerCopy) run(h wire.Data) {
-	r := lc.cp.seg.r
-	r.mu.Lock()
-	defer r.mu.Unlock()
+func (lc *layerCopy) run(hdr wire.Data) {
+	h := lc.cp.seg.hub
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	out := lc.out
 	if out == nil {
-		r.mu.Unlock()
-		opened, err := lc.cp.link.c.OpenUni(lc.ctx, &h)
-		r.mu.Lock()
+		h.mu.Unlock()
+		opened, err := lc.cp.link.c.OpenUni(lc.ctx, &hdr)
+		h.mu.Lock()
 		if err != nil || lc.cut {
 			if opened != nil {
 				opened.Cancel()
 			}
-			lc.done = true
+			lc.endLocked(err != nil)
 			return
 		}
+		opened.SetUrgency(lc.urgency())
 		lc.out, out = opened, opened
 	}
-	for !lc.cut {
+	failed := false
+	for !lc.cut && !failed {
 		if len(lc.chunks) == 0 {
 			if lc.finishing {
-				r.mu.Unlock()
+				h.mu.Unlock()
 				receipt, err := out.Finish()
-				r.mu.Lock()
-				if err == nil {
-					lc.receipt = receipt
-				}
+				h.mu.Lock()
+				lc.receipt, failed = receipt, err != nil
 				break
 			}
-			r.mu.Unlock()
+			h.mu.Unlock()
 			select {
 			case <-lc.wake:
 			case <-lc.ctx.Done():
+			case <-out.Stopped(): // refused by the dish, or its connection ended
+				failed = true
 			}
-			r.mu.Lock()
+			h.mu.Lock()
 			continue
 		}
 		chunk := lc.chunks[0]
 		lc.chunks[0] = nil
 		lc.chunks = lc.chunks[1:]
 		lc.queued -= int64(len(chunk))
-		r.mu.Unlock()
+		h.mu.Unlock()
 		n, err := out.Write(chunk)
-		r.mu.Lock()
+		h.mu.Lock()
 		lc.cp.link.queued -= int64(len(chunk))
 		lc.written += int64(n)
-		if err != nil {
-			break // reset by the radio, refused by the dish, or its connection ended
+		failed = err != nil // reset by the radio, refused by the dish, or its connection ended
+	}
+	lc.endLocked(failed)
+}
+
+// endLocked marks the writer ended. A layer whose stream failed under it
+// (the dish refused or reset it, or its connection ended) is given up like
+// a cut, so its queue stops charging the dish's budget, but no cause is
+// counted: the sender cannot know one.
+func (lc *layerCopy) endLocked(failed bool) {
+	lc.done = true
+	if !failed || lc.cut {
+		return
+	}
+	cp := lc.cp
+	for j := lc.layer; j < MaxSegmentLayers; j++ { // the layers above depend on it
+		if above := cp.layers[j]; above != nil {
+			above.resetLocked()
 		}
 	}
-	lc.done = true
+	cp.ceiling = min(cp.ceiling, lc.layer-1)
+	if lc.layer == 0 && !cp.lost {
+		cp.lost = true
+		cp.stopExpiry()
+	}
 }
 
 // resetLocked cuts the layer: its queued bytes go back to the dish's
@@ -286,10 +311,10 @@ func (lc *layerCopy) startGraceLocked() {
 	}
 	written := lc.written + lc.queued // finished: every byte written, taken by QUIC or not yet
 	grace := rtt + supersessionSlack + time.Duration(float64(rtt)*float64(written)/float64(max(cwnd, 1)))
-	r := lc.cp.seg.r
+	h := lc.cp.seg.hub
 	lc.grace = time.AfterFunc(grace, func() {
-		r.mu.Lock()
-		defer r.mu.Unlock()
+		h.mu.Lock()
+		defer h.mu.Unlock()
 		if !lc.cut && !lc.ackedLocked() {
 			lc.cp.cutFromLocked(lc.layer, dropSuperseded)
 		}
@@ -308,6 +333,21 @@ func (lc *layerCopy) ackedLocked() bool {
 	default:
 		return false
 	}
+}
+
+// urgency maps the segment priority (15 − layer)·65536 + Priority of
+// decision 0037 onto quic-go's eight RFC 9218 urgencies: layers by fours
+// from 0 (layer 0, most urgent) to 3 (where every other stream sits), one
+// level more urgent for a positive Priority, one less for a negative one.
+func (lc *layerCopy) urgency() int8 {
+	u := int8(lc.layer / 4)
+	switch p := lc.cp.seg.opts.Priority; {
+	case p > 0:
+		u--
+	case p < 0:
+		u++
+	}
+	return max(u, 0)
 }
 
 func (lc *layerCopy) signal() {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/quic-go/quic-go"
@@ -63,6 +64,11 @@ type datagrams struct {
 	earlyCost int
 	held      int  // unread bytes over every inbound flow, entry cost included
 	reading   bool // the reader goroutine runs
+
+	// maxPayload caches MaxDatagramPayload: probed again when a payload
+	// exceeds it (the path MTU may have grown) and lowered when quic-go
+	// refuses a datagram (it shrank).
+	maxPayload atomic.Int64
 }
 
 type outDatagram struct {
@@ -111,6 +117,7 @@ func (c *Conn) MaxDatagramPayload() int {
 // the flow could have sent at that moment.
 type DatagramTooLarge struct{ Max int }
 
+// Error implements error.
 func (e *DatagramTooLarge) Error() string {
 	return "the datagram exceeds the connection's maximum datagram payload"
 }
@@ -121,9 +128,12 @@ func (e *DatagramTooLarge) Error() string {
 // on their flows.
 func (d *datagrams) send(f *OutFlow, payload []byte) error {
 	idLen := wire.VarintLen(f.id)
-	if limit := max(d.c.MaxDatagramPayload()-idLen, 0); len(payload) > limit {
-		return &errs.Error{Kind: errs.KindTooLarge, Err: &DatagramTooLarge{Max: limit},
-			Msg: fmt.Sprintf("a datagram of %d bytes exceeds the connection's current maximum of %d", len(payload), limit)}
+	if int64(idLen+len(payload)) > d.maxPayload.Load() {
+		d.maxPayload.Store(int64(d.c.MaxDatagramPayload()))
+		if limit := max(int(d.maxPayload.Load())-idLen, 0); len(payload) > limit {
+			return &errs.Error{Kind: errs.KindTooLarge, Err: &DatagramTooLarge{Max: limit},
+				Msg: fmt.Sprintf("a datagram of %d bytes exceeds the connection's current maximum of %d", len(payload), limit)}
+		}
 	}
 	b := wire.AppendDatagram(make([]byte, 0, idLen+len(payload)), f.id, payload)
 	d.mu.Lock()
@@ -139,6 +149,7 @@ func (d *datagrams) send(f *OutFlow, payload []byte) error {
 	start := !d.sending
 	d.sending = true
 	d.mu.Unlock()
+	f.sent.Add(1)
 	if start {
 		go d.sender()
 	}
@@ -171,12 +182,13 @@ func (d *datagrams) sender() {
 		d.mu.Unlock()
 		if err := d.c.qc.SendDatagram(next.b); err != nil {
 			next.flow.dropped.Add(1) // the path MTU shrank, or the connection ended
-			if d.c.Err() != nil {
+			var tooLarge *quic.DatagramTooLargeError
+			if errors.As(err, &tooLarge) {
+				d.maxPayload.Store(tooLarge.MaxDatagramPayloadSize)
+			} else if d.c.Err() != nil {
 				return
 			}
-			continue
 		}
-		next.flow.sent.Add(1)
 	}
 }
 

@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -180,4 +181,34 @@ func srvConnDatagrams(t *testing.T, s *server) *datagrams {
 		t.Fatalf("%d server connections, want 1", len(conns))
 	}
 	return conns[0].datagrams()
+}
+
+func TestDatagramSendQueueDropsTheOldest(t *testing.T) {
+	cfg := NewConfig()
+	cfg.DatagramReceiveBytes = DefaultDatagramReceiveBytes
+	srv := startServer(t, cfg)
+	c, _ := dialServer(t, srv, srv.l.Addr(), cfg)
+	d := c.datagrams()
+	d.mu.Lock()
+	d.sending = true // hold the sender back: the queue only fills
+	d.mu.Unlock()
+	f := &OutFlow{c: c, id: 9}
+	const n, size = 100, 1000
+	for i := range n {
+		if err := d.send(f, []byte(strings.Repeat(string(rune('0'+i%10)), size))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	kept := len(d.sendQ)
+	if d.sendBytes > datagramSendBytes || kept+int(f.Dropped()) != n || f.Sent() != n {
+		t.Fatalf("kept %d (%d bytes), dropped %d, sent %d of %d", kept, d.sendBytes, f.Dropped(), f.Sent(), n)
+	}
+	if want := (datagramSendBytes / (size + 1 + datagramEntryCost)); kept != want {
+		t.Fatalf("kept %d datagrams, want the %d newest that fit 64 KiB", kept, want)
+	}
+	if _, payload, _ := wire.ParseDatagram(d.sendQ[kept-1].b); payload[0] != byte('0'+(n-1)%10) {
+		t.Fatal("the newest datagram was not kept last")
+	}
 }

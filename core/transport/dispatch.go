@@ -173,15 +173,7 @@ func (c *Conn) dispatchCursor(hdr []byte, s recvHalf) error {
 }
 
 // dispatchFlow serves a FLOW stream for the flow's whole life (flow.go).
-// Local transports would carry the datagrams inside the stream (PROTOCOL.md
-// §12); this build does not, so a local FLOW is refused UNSUPPORTED.
-func (c *Conn) dispatchFlow(hdr []byte, s recvHalf) error {
-	if qs, ok := s.(*quic.ReceiveStream); ok {
-		return c.serveFlow(hdr, qs)
-	}
-	s.CancelRead(quic.StreamErrorCode(wire.CodeUnsupported))
-	return nil
-}
+func (c *Conn) dispatchFlow(hdr []byte, s recvHalf) error { return c.serveFlow(hdr, s) }
 
 // serveBidi handles an exchange: only DATA may open its initiating half.
 func (c *Conn) serveBidi(s *quic.Stream) {

@@ -28,8 +28,8 @@ type OutFlow struct {
 	c       *Conn
 	s       *quic.SendStream
 	id      uint64
-	sent    atomic.Uint64 // datagrams handed to QUIC
-	dropped atomic.Uint64 // discarded from the send queue, or refused by QUIC later
+	sent    atomic.Uint64 // datagrams Send accepted
+	dropped atomic.Uint64 // of those, discarded before QUIC took them
 }
 
 // OpenFlow registers a flow carrying h (its Flow id is assigned here) and
@@ -37,17 +37,19 @@ type OutFlow struct {
 // make it wait, bounded by ctx. Without agreed datagrams it fails with
 // DatagramsUnavailable: a flow never falls back to a stream.
 func (c *Conn) OpenFlow(ctx context.Context, h wire.Flow) (*OutFlow, error) {
-	return c.openFlow(ctx, h)
+	return c.openFlow(ctx, h, true)
 }
 
 // OpenFlowNow is OpenFlow for a sender that must never wait (a radio):
 // without stream credit or window for the header at once it fails with
 // LimitExceeded.
-func (c *Conn) OpenFlowNow(h wire.Flow) (*OutFlow, error) { return c.openFlow(nil, h) }
+func (c *Conn) OpenFlowNow(h wire.Flow) (*OutFlow, error) {
+	return c.openFlow(context.Background(), h, false)
+}
 
-// openFlow opens the FLOW stream, waiting under ctx, or not at all when ctx
-// is nil.
-func (c *Conn) openFlow(ctx context.Context, h wire.Flow) (*OutFlow, error) {
+// openFlow opens the FLOW stream, waiting for stream credit and window
+// under ctx when wait is set, not at all otherwise.
+func (c *Conn) openFlow(ctx context.Context, h wire.Flow, wait bool) (*OutFlow, error) {
 	if err := c.Err(); err != nil {
 		return nil, err
 	}
@@ -61,7 +63,7 @@ func (c *Conn) openFlow(ctx context.Context, h wire.Flow) (*OutFlow, error) {
 	}
 	var s *quic.SendStream
 	var err error
-	if ctx != nil {
+	if wait {
 		s, err = c.qc.OpenUniStreamSync(ctx)
 	} else {
 		s, err = c.qc.OpenUniStream()
@@ -71,10 +73,10 @@ func (c *Conn) openFlow(ctx context.Context, h wire.Flow) (*OutFlow, error) {
 		if errors.As(err, &limit) {
 			return nil, errs.New(errs.KindLimitExceeded, "no stream credit for a FLOW stream now")
 		}
-		return nil, openError(orBackground(ctx), err)
+		return nil, openError(ctx, err)
 	}
 	c.receipts.credit.countOpened(streamUni)
-	if ctx != nil {
+	if wait {
 		_, err = s.Write(frame)
 	} else if err = s.TryWriteAll(frame); errors.Is(err, quic.ErrWouldBlock) {
 		s.CancelWrite(quic.StreamErrorCode(wire.CodeCanceled))
@@ -84,13 +86,6 @@ func (c *Conn) openFlow(ctx context.Context, h wire.Flow) (*OutFlow, error) {
 		return nil, writeError(err)
 	}
 	return &OutFlow{c: c, s: s, id: h.Flow}, nil
-}
-
-func orBackground(ctx context.Context) context.Context {
-	if ctx == nil {
-		return context.Background()
-	}
-	return ctx
 }
 
 // Send queues one datagram; it never waits (see datagrams.send). After the
@@ -160,9 +155,11 @@ func (f *OutFlow) Conn() *Conn { return f.c }
 // MaxPayload is the largest payload Send accepts now.
 func (f *OutFlow) MaxPayload() int { return max(f.c.MaxDatagramPayload()-wire.VarintLen(f.id), 0) }
 
-// Sent and Dropped count datagrams handed to QUIC and discarded before
-// that (send queue full, or the connection's datagram size shrank).
-func (f *OutFlow) Sent() uint64    { return f.sent.Load() }
+// Sent counts the datagrams Send accepted.
+func (f *OutFlow) Sent() uint64 { return f.sent.Load() }
+
+// Dropped counts the accepted datagrams discarded before QUIC took them
+// (the send queue was full, or the connection's datagram size shrank).
 func (f *OutFlow) Dropped() uint64 { return f.dropped.Load() }
 
 // InFlow is an inbound datagram flow: the FLOW header and a drop-oldest

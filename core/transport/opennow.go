@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"errors"
 
 	"github.com/quic-go/quic-go"
@@ -34,4 +35,24 @@ func (c *Conn) OpenUniNow(h *wire.Data) (*OutStream, error) {
 		return nil, err
 	}
 	return o, nil
+}
+
+// SetUrgency schedules the stream by RFC 9218 urgency (0 most urgent, 7
+// least; other streams sit at 3), non-incremental, so that among streams
+// of one urgency the older is sent first. A no-op on local transports.
+func (o *OutStream) SetUrgency(urgency int8) {
+	if p, ok := o.s.(interface{ SetPriority(int8, bool) }); ok {
+		p.SetPriority(urgency, false)
+	}
+}
+
+// Stopped is closed once the stream can take no more writes: the peer
+// stopped reading it (STOP_SENDING), it was reset or finished here, or the
+// connection ended. A writer idle between chunks learns a refusal from it
+// without writing. Nil (never closed) on local transports.
+func (o *OutStream) Stopped() <-chan struct{} {
+	if s, ok := o.s.(interface{ Context() context.Context }); ok {
+		return s.Context().Done()
+	}
+	return nil
 }
