@@ -213,12 +213,12 @@ func (d *dialer) redial(s *slot) {
 	}
 	for attempt := 1; ; attempt++ {
 		delay := d.policy.delay(attempt)
+		bound := inprocBusWait(addr, attempt)
+		if bound != nil {
+			delay = 0
+		}
 		d.events.emit(PeerEvent{Kind: EventRetrying, URL: s.url, Attempt: attempt, Delay: delay})
-		timer := time.NewTimer(delay)
-		select {
-		case <-timer.C:
-		case <-d.ctx.Done():
-			timer.Stop()
+		if !d.redialWait(delay, bound, downAt) {
 			return
 		}
 		pc, err := d.open(d.ctx, addr)

@@ -274,3 +274,31 @@ func TestLocalGoroutinesReturnToBaseline(t *testing.T) {
 	}()
 	reqrepSettleGoroutines(t, baseline)
 }
+
+// TestInprocRedialWaitsOnTheRegistry: an in-process redial waits for its
+// bus to be bound again, not for a timer (SEMANTICS.md §8.5): with a
+// redial delay of an hour, rebinding the bus still brings it back at once.
+func TestInprocRedialWaitsOnTheRegistry(t *testing.T) {
+	srv := runtimeWith(t, weida.Config{})
+	b := bindTestInproc(t, srv)
+	if _, err := srv.Listener().Acceptor("/r"); err != nil {
+		t.Fatal(err)
+	}
+	p := testRuntime(t).Peer(weida.TrustByAddress(), weida.WithReconnect(weida.ReconnectPolicy{Initial: time.Hour, Max: time.Hour}))
+	events := p.Events()
+	if err := p.Connect(ctxFor(t), b.URL("/r")); err != nil {
+		t.Fatal(err)
+	}
+	nextEvent(t, events, weida.EventConnected)
+	bus := b.LocalAddr()
+	srv.Shutdown()
+	nextEvent(t, events, weida.EventLost)
+	again := runtimeWith(t, weida.Config{})
+	if _, err := again.Listener().Acceptor("/r"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := again.Listener().BindInproc(bus); err != nil {
+		t.Fatal(err)
+	}
+	nextEvent(t, events, weida.EventConnected)
+}

@@ -190,7 +190,10 @@ func (p *Puller) Close() error {
 // A payload read whole before that is still returned. Replier.Accept reads
 // requests with it too.
 func pullCollect(ctx context.Context, t *IncomingTransfer, maxBytes int64) ([]byte, error) {
-	stop := context.AfterFunc(ctx, func() { t.in.Refuse(wire.CodeRejected) })
+	stop := neverStops
+	if ctx.Done() != nil { // a context that cannot end needs no watcher
+		stop = context.AfterFunc(ctx, func() { t.in.Refuse(wire.CodeRejected) })
+	}
 	body, err := t.Collect(maxBytes)
 	if !stop() && err != nil {
 		return nil, errs.Wrap(errs.KindCanceled, ctx.Err(), "receive abandoned: the transfer was refused")

@@ -565,3 +565,46 @@ func TestReqRepGoroutinesReturnToBaseline(t *testing.T) {
 	srv.Shutdown()
 	reqrepSettleGoroutines(t, baseline)
 }
+
+// TestRequestCanceledAwaitingReply cancels a request whose replier took it
+// whole but never answers: the requester sees Canceled and the replier sees
+// the reply abandoned, both for a small request (written on the caller's
+// goroutine) and for one large enough to be written on its own.
+func TestRequestCanceledAwaitingReply(t *testing.T) {
+	for _, size := range []int{64, 64 << 10} {
+		t.Run(fmt.Sprintf("%d bytes", size), func(t *testing.T) {
+			_, b, rep := reqrepServe(t, "/silent")
+			req := reqrepRequester(t, b.URL("/silent"))
+			taken := make(chan *weida.Request, 1)
+			go func() {
+				r, err := rep.Accept(ctxFor(t), int64(size))
+				if err != nil {
+					t.Errorf("accept: %v", err)
+					close(taken)
+					return
+				}
+				taken <- r
+			}()
+			ctx, cancel := context.WithCancel(ctxFor(t))
+			result := make(chan error, 1)
+			go func() {
+				_, err := req.Request(ctx, reqrepPattern(size), 64)
+				result <- err
+			}()
+			r, ok := <-taken
+			if !ok {
+				t.FailNow()
+			}
+			if got := len(r.Payload()); got != size {
+				t.Fatalf("the replier took %d bytes, want %d", got, size)
+			}
+			cancel()
+			reqrepWantKind(t, "request canceled while awaiting its reply", <-result, weida.KindCanceled)
+			select {
+			case <-r.Canceled():
+			case <-ctxFor(t).Done():
+				t.Fatal("Canceled() did not close after the requester abandoned the reply")
+			}
+		})
+	}
+}

@@ -136,7 +136,7 @@ type Delivery struct {
 }
 
 // Delivered waits until the peer's QUIC stack acknowledged every byte and
-// the FIN (nil), or the transfer was refused (Rejected, UnknownEndpoint,
+// the FIN (nil; on a local transport: the FIN is in the peer's buffer), or the transfer was refused (Rejected, UnknownEndpoint,
 // Unsupported), or the connection ended first (Indeterminate: the peer may
 // or may not hold it). It says nothing about the peer application. ctx only
 // bounds the wait; it does not cancel the transfer.

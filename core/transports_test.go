@@ -282,3 +282,90 @@ func TestTransportsDrainLetsTheReaderFinish(t *testing.T) {
 		}
 	})
 }
+
+// TestTransportsPairAndSurvey: the symmetric and the scatter-gather
+// patterns over every transport — a pair talks both ways (the bound end
+// opens toward the dialler, over a parked reverse connection on AF_UNIX),
+// and a survey collects its respondents' answers.
+func TestTransportsPairAndSurvey(t *testing.T) {
+	forEachTransport(t, func(t *testing.T, tr testTransport) {
+		b := tr.bind(t, testRuntime(t))
+		bound, err := b.Pair("/pair")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dialling := testRuntime(t).Pair(weida.TrustByAddress())
+		if err := dialling.Connect(ctxFor(t), b.URL("/pair")); err != nil {
+			t.Fatal(err)
+		}
+		if err := dialling.Send(ctxFor(t), []byte("hello bound")); err != nil {
+			t.Fatal(err)
+		}
+		if got, _, err := bound.Recv(ctxFor(t), 64); err != nil || string(got) != "hello bound" {
+			t.Fatalf("bound end received %q, %v", got, err)
+		}
+		if err := bound.Send(ctxFor(t), []byte("hello dialler")); err != nil {
+			t.Fatal(err)
+		}
+		if got, _, err := dialling.Recv(ctxFor(t), 64); err != nil || string(got) != "hello dialler" {
+			t.Fatalf("dialling end received %q, %v", got, err)
+		}
+
+		resp, err := b.Respondent("/vote")
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			if q, err := resp.Accept(ctxFor(t), 64); err == nil {
+				_ = q.Reply(ctxFor(t), append([]byte("yes to "), q.Payload()...))
+			}
+		}()
+		s := testRuntime(t).Surveyor(weida.TrustByAddress())
+		if err := s.Connect(ctxFor(t), b.URL("/vote")); err != nil {
+			t.Fatal(err)
+		}
+		survey, err := s.Survey(ctxFor(t), []byte("lunch"), 10*time.Second, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(survey.Replies) != 1 || string(survey.Replies[0]) != "yes to lunch" {
+			t.Fatalf("survey replies %q", survey.Replies)
+		}
+	})
+}
+
+// TestTransportsReplyDroppedStopsTheReplier: a requester that drops the
+// reply half cancels the exchange on every transport — Canceled fires at
+// the replier and its reply fails Canceled (over AF_UNIX the requester
+// closes its socket; there is no STOP_SENDING).
+func TestTransportsReplyDroppedStopsTheReplier(t *testing.T) {
+	forEachTransport(t, func(t *testing.T, tr testTransport) {
+		b := tr.bind(t, testRuntime(t))
+		rep, err := b.Replier("/x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := reqrepRequester(t, b.URL("/x"))
+		out, reply, err := req.Open(ctxFor(t), weida.TransferMeta{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := out.Write([]byte("work")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := out.Finish(); err != nil {
+			t.Fatal(err)
+		}
+		_ = reply.Close()
+		r, err := rep.Accept(ctxFor(t), 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-r.Canceled():
+		case <-ctxFor(t).Done():
+			t.Fatal("Canceled() did not close after the requester dropped the reply")
+		}
+		reqrepWantKind(t, "reply to a dropped exchange", r.Reply(ctxFor(t), []byte("late")), weida.KindCanceled)
+	})
+}

@@ -45,6 +45,7 @@ type Conn struct {
 	done      chan struct{}
 	err       *errs.Error // why the connection ended; set before done closes
 	wg        sync.WaitGroup
+	workers   workerPool // local: goroutines serving inbound streams (workers.go)
 }
 
 // newLocalConn wraps a local link; path is the dialled path (empty when
@@ -53,6 +54,7 @@ func newLocalConn(l localLink, cfg Config, dialling bool, path string, h Handler
 	return &Conn{
 		local: l, cfg: cfg, dialling: dialling, path: path, handler: h,
 		receipts:   newReceiptTracker(dialling),
+		workers:    workerPool{handoff: make(chan localStream, maxIdleWorkers)},
 		negotiated: make(chan struct{}),
 		done:       make(chan struct{}),
 		reports:    cursor.NewRegistry[ReportSink](0),

@@ -22,7 +22,11 @@ type recorder struct {
 	exchanges chan *Exchange
 	closed    chan error
 	refuse    atomic.Bool // refuse every transfer with UNKNOWN_ENDPOINT, as an empty namespace does
+	answers   atomic.Bool // every path answers exchanges (what a unix stream is, PathAnswerer)
 }
+
+// AnswersExchanges implements PathAnswerer for local transports.
+func (r *recorder) AnswersExchanges(string) bool { return r.answers.Load() }
 
 func newRecorder() *recorder {
 	return &recorder{data: make(chan *InStream, 64), exchanges: make(chan *Exchange, 64), closed: make(chan error, 8)}

@@ -12,8 +12,27 @@ import (
 // (PROTOCOL.md §12), so the registry is process-wide.
 var inprocBuses = struct {
 	sync.Mutex
-	m map[string]*inprocBinder
-}{m: make(map[string]*inprocBinder)}
+	m       map[string]*inprocBinder
+	waiters map[string]chan struct{} // closed when that bus is bound
+}{m: make(map[string]*inprocBinder), waiters: make(map[string]chan struct{})}
+
+// InprocBound returns a channel that is closed once a bus named bus is
+// bound in this process — at once when it is bound now. An in-process
+// redial waits on it instead of a timer (SEMANTICS.md §8.5).
+func InprocBound(bus string) <-chan struct{} {
+	inprocBuses.Lock()
+	defer inprocBuses.Unlock()
+	ch := make(chan struct{})
+	if _, bound := inprocBuses.m[bus]; bound {
+		close(ch)
+		return ch
+	}
+	if w, ok := inprocBuses.waiters[bus]; ok {
+		return w
+	}
+	inprocBuses.waiters[bus] = ch
+	return ch
+}
 
 // inprocBinder is a bound bus: dialled connections wait in its queue until
 // the listener's accept loop takes them.
@@ -38,6 +57,10 @@ func ListenInproc(bus string, cfg Config, h Handler) (*Listener, error) {
 		return nil, errs.New(errs.KindAddressInUse, "the in-process bus %q is already bound in this process", bus)
 	}
 	inprocBuses.m[bus] = b
+	if w, ok := inprocBuses.waiters[bus]; ok {
+		close(w)
+		delete(inprocBuses.waiters, bus)
+	}
 	inprocBuses.Unlock()
 	return listenLocal(b, cfg, h), nil
 }

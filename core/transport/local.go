@@ -3,23 +3,22 @@ package transport
 import (
 	"context"
 	"errors"
-	"io"
 	"slices"
 	"strconv"
 
 	"github.com/quic-go/quic-go"
 
-	"github.com/weida-go/weida/core/errs"
 	"github.com/weida-go/weida/core/wire"
 )
 
 // Local transports (PROTOCOL.md §12) carry the same frames, HELLO and
 // negotiation as QUIC without TLS. A Conn over one holds a localLink
 // instead of a *quic.Conn; everything above the stream halves is shared.
-// What differs: every stream is its own pipe pair or OS connection, there
-// is no stream kind (the accepting side dispatches by path alone), HELLO
-// flows on a control stream, and the receipt is the FIN reaching the peer's
-// buffer — there is no acknowledgement to wait for beyond it.
+// What differs: every stream is its own pipe pair or OS connection; a
+// socket carries no stream kind, so its accepting side dispatches by path
+// alone (in process the opener's intent is known); HELLO flows on a control
+// stream; and the receipt is the FIN reaching the peer's buffer — there is
+// no acknowledgement to wait for beyond it.
 
 // MaxLocalStreams is max_local_streams: live streams one side of a local
 // connection may have open; an open at the cap waits.
@@ -153,8 +152,7 @@ func (c *Conn) acceptLocal() {
 		if err != nil {
 			return
 		}
-		c.wg.Add(1)
-		go c.serveLocal(s)
+		c.dispatchLocal(s)
 	}
 }
 
@@ -163,7 +161,6 @@ func (c *Conn) acceptLocal() {
 // or, on a socket, when its path answers exchanges; every other frame goes
 // the way a QUIC uni stream would.
 func (c *Conn) serveLocal(s localStream) {
-	defer c.wg.Done()
 	p, err := c.readPreamble(s)
 	if err != nil {
 		s.oneWay()
@@ -221,14 +218,4 @@ func (c *Conn) dispatchLocalData(hdr []byte, s localStream) {
 	}
 	s.oneWay()
 	c.handler.Data(c, newInStream(c, s, d))
-}
-
-// localReplyMissing is the requester's outcome when a local reply half
-// ended without a header: the path took the request one way (or refused
-// it) and, by PROTOCOL.md §12, never writes back.
-func localReplyMissing(err error) error {
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return errs.New(errs.KindUnsupported, "nothing answers exchanges at that path (a local peer refuses without a reply)")
-	}
-	return nil
 }

@@ -114,11 +114,32 @@ func (o *OutStream) Finish() (*Receipt, error) {
 	}
 	o.receipt.tracker.finish(o.receipt, o.written)
 	if err := o.s.Close(); err != nil {
+		if o.refusedBeforeFinish() {
+			return o.receipt, nil // the refusal surfaces from the receipt
+		}
 		e := errs.Wrap(errs.KindCanceled, err, "finish failed")
 		o.receipt.tracker.settle(o.receipt, e)
 		return nil, e
 	}
 	return o.receipt, nil
+}
+
+// refusedBeforeFinish reports whether the peer's STOP_SENDING is why the
+// FIN could not be queued. quic-go cancels the stream while it handles the
+// frame and reports the frame to the receipt tracker right after, so the
+// receipt resolves at once (or with the connection's end); the refusal is
+// then the receipt's outcome, as SEMANTICS.md §6.3 wants it.
+func (o *OutStream) refusedBeforeFinish() bool {
+	select {
+	case <-o.receipt.Done():
+	case <-o.c.done:
+		<-o.receipt.Done() // the connection's end resolves every receipt
+	}
+	switch errs.KindOf(o.receipt.err) {
+	case errs.KindRejected, errs.KindUnknownEndpoint, errs.KindUnsupported, errs.KindLimitExceeded, errs.KindCanceled:
+		return true
+	}
+	return false
 }
 
 // finishLocal queues the FIN on a local stream. Once it is in the peer's

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -78,12 +79,14 @@ func (b *unixBinder) acceptLoop() {
 func (b *unixBinder) admit(conn *net.UnixConn) {
 	defer b.wg.Done()
 	_ = conn.SetReadDeadline(time.Now().Add(b.timeout))
-	var kind [1]byte
-	if _, err := io.ReadFull(conn, kind[:]); err != nil {
+	// Buffered: whatever follows the preamble stays with the stream.
+	r := bufio.NewReaderSize(conn, readBufferSize)
+	kind, err := r.ReadByte()
+	if err != nil {
 		_ = conn.Close()
 		return
 	}
-	switch kind[0] {
+	switch kind {
 	case preambleControl:
 		b.startGroup(conn)
 		return
@@ -93,7 +96,7 @@ func (b *unixBinder) admit(conn *net.UnixConn) {
 		return
 	}
 	var token groupToken
-	if _, err := io.ReadFull(conn, token[:]); err != nil {
+	if _, err := io.ReadFull(r, token[:]); err != nil {
 		_ = conn.Close()
 		return
 	}
@@ -102,8 +105,8 @@ func (b *unixBinder) admit(conn *net.UnixConn) {
 	switch {
 	case link == nil:
 		_ = conn.Close()
-	case kind[0] == preambleTransfer:
-		link.deliver(newUnixStream(link, conn, nil, link.id(), nil))
+	case kind == preambleTransfer:
+		link.deliver(newUnixStream(link, conn, r, link.id(), nil))
 	case !link.park(conn):
 		_ = conn.Close()
 	}

@@ -110,12 +110,16 @@ func (l *unixLink) dialStream(ctx context.Context, kind byte) (*net.UnixConn, er
 	if err != nil {
 		return nil, err
 	}
-	pre := append([]byte{kind}, l.token[:]...)
-	if _, err := conn.Write(pre); err != nil {
+	if _, err := conn.Write(l.preamble(kind)); err != nil {
 		_ = conn.Close()
 		return nil, lossError(l.causeOr(err))
 	}
 	return conn, nil
+}
+
+// preamble is the local preamble of a transfer or reverse connection.
+func (l *unixLink) preamble(kind byte) []byte {
+	return append([]byte{kind}, l.token[:]...)
 }
 
 // connect dials the peer's socket. A full accept backlog (EAGAIN) is
@@ -205,7 +209,7 @@ func (l *unixLink) parkOne() {
 	if err != nil {
 		return
 	}
-	r := bufio.NewReaderSize(conn, 4096)
+	r := bufio.NewReaderSize(conn, readBufferSize)
 	if _, err := r.Peek(1); err != nil {
 		// Refused (over max_parked_reverse) or the link ended: not replaced.
 		_ = conn.Close()

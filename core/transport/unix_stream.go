@@ -8,6 +8,8 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/quic-go/quic-go"
 
@@ -42,23 +44,35 @@ type unixStream struct {
 	remaining int  // payload bytes left in the current chunk
 	sawChunk  bool // any chunk arrived (a bare EOF before one means no answer)
 
+	writing  atomic.Bool // a Write is under way (CancelWrite must not interleave with it)
+	canceled atomic.Bool // CancelWrite ran: a failing Write reports Canceled
+
 	mu       sync.Mutex
 	wDone    bool // nothing more will be written
 	rDone    bool // nothing more will be read
 	closed   bool
-	sendDone chan struct{} // closed when wDone is set, once asked for
-	onClose  func()        // gives the opener's slot back; nil for accepted ends
+	sendDone chan struct{} // closed when wDone is set or the requester left, once asked for
+	sdClosed bool
+	readEnd  chan struct{} // closed when rDone is set, once a requester watch asked for it
+	reClosed bool
+	onClose  func() // gives the opener's slot back; nil for accepted ends
 }
 
+// readBufferSize covers a chunk head and a 1 KiB message in one read;
+// larger reads bypass the buffer.
+const readBufferSize = 2048
+
+// newUnixStream wraps conn; r, when not nil, already buffers its first
+// bytes. Otherwise a buffer is made at the first Read: the opener of a
+// one-way stream never reads.
 func newUnixStream(l *unixLink, conn *net.UnixConn, r *bufio.Reader, id quic.StreamID, onClose func()) *unixStream {
-	if r == nil {
-		r = bufio.NewReaderSize(conn, 4096)
-	}
 	return &unixStream{link: l, conn: conn, r: r, id: id, onClose: onClose}
 }
 
 // Write sends p as payload chunks, header and bytes in one writev.
 func (s *unixStream) Write(p []byte) (int, error) {
+	s.writing.Store(true)
+	defer s.writing.Store(false)
 	n := 0
 	for len(p) > 0 {
 		k := min(len(p), maxChunk)
@@ -90,12 +104,20 @@ func (s *unixStream) Close() error {
 	return nil
 }
 
-// CancelWrite writes the RESET chunk with code.
+// CancelWrite writes the RESET chunk with code. A Write blocked on a full
+// socket cannot be followed by a chunk head, so it is cut short instead
+// and the socket closed: the reader sees the stream end inside a chunk,
+// which it reads as a reset too, never as a complete payload.
 func (s *unixStream) CancelWrite(code quic.StreamErrorCode) {
 	s.mu.Lock()
 	done := s.wDone
 	s.mu.Unlock()
-	if done {
+	if done || s.canceled.Swap(true) {
+		return
+	}
+	if s.writing.Load() {
+		_ = s.conn.SetWriteDeadline(time.Unix(1, 0))
+		s.cut()
 		return
 	}
 	var b [9]byte
@@ -110,8 +132,16 @@ func (s *unixStream) CancelWrite(code quic.StreamErrorCode) {
 // by closing, without a code.
 func (s *unixStream) writeFailed(err error) error {
 	s.endWrite()
+	if s.canceled.Load() {
+		return errs.New(errs.KindCanceled, "the transfer was canceled locally")
+	}
 	if s.link.peerGone() {
 		return lossError(s.link.cause())
+	}
+	if s.onClose == nil {
+		// An accepted end writes only replies: its peer closing is the
+		// requester abandoning the reply.
+		return errs.Wrap(errs.KindCanceled, err, "the requester abandoned the reply")
 	}
 	if errors.Is(err, net.ErrClosed) {
 		return errs.New(errs.KindCanceled, "the transfer was canceled locally")
@@ -120,6 +150,9 @@ func (s *unixStream) writeFailed(err error) error {
 }
 
 func (s *unixStream) Read(p []byte) (int, error) {
+	if s.r == nil {
+		s.r = bufio.NewReaderSize(s.conn, readBufferSize)
+	}
 	for s.remaining == 0 {
 		if err := s.nextChunk(); err != nil {
 			return 0, err
@@ -216,33 +249,60 @@ func (s *unixStream) intent() (bool, bool) { return false, false }
 // StreamID names the end for its connection's receipts.
 func (s *unixStream) StreamID() quic.StreamID { return s.id }
 
-// Context ends when this end can write no more.
+// Context ends when this end can write no more. On an accepted end (an
+// exchange's reply half) it also ends when the requester closes its side:
+// a unix requester abandons a reply that way, having no STOP_SENDING.
 func (s *unixStream) Context() context.Context {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sendDone == nil {
 		s.sendDone = make(chan struct{})
 		if s.wDone {
-			close(s.sendDone)
+			s.endSendLocked()
+		} else if s.onClose == nil {
+			s.readEnd = make(chan struct{})
+			if s.rDone {
+				s.reClosed = true
+				close(s.readEnd)
+			}
+			go s.watchRequester(s.readEnd)
 		}
 	}
 	return endedContext{s.sendDone}
 }
 
+// watchRequester waits, once the request was read, for the requester's
+// close: nothing else can arrive on the stream after its FIN.
+func (s *unixStream) watchRequester(readEnd <-chan struct{}) {
+	<-readEnd
+	var b [1]byte
+	_, _ = s.conn.Read(b[:])
+	s.mu.Lock()
+	s.endSendLocked()
+	s.mu.Unlock()
+}
+
+func (s *unixStream) endSendLocked() {
+	if s.sendDone != nil && !s.sdClosed {
+		s.sdClosed = true
+		close(s.sendDone)
+	}
+}
+
 func (s *unixStream) endWrite() {
 	s.mu.Lock()
-	if !s.wDone {
-		s.wDone = true
-		if s.sendDone != nil {
-			close(s.sendDone)
-		}
-	}
+	s.wDone = true
+	s.endSendLocked()
 	s.closeIfDoneLocked()
 }
 
 func (s *unixStream) endRead() {
 	s.mu.Lock()
 	s.rDone = true
+	if s.readEnd != nil && !s.reClosed {
+		s.reClosed = true
+		close(s.readEnd)
+	}
 	s.closeIfDoneLocked()
 }
 
@@ -262,16 +322,23 @@ func (s *unixStream) closeIfDoneLocked() {
 	}
 }
 
+// cut closes the socket at once as if both directions were over, giving
+// the slot back.
+func (s *unixStream) cut() {
+	s.mu.Lock()
+	s.rDone = true
+	s.mu.Unlock()
+	s.endWrite()
+}
+
 // abort closes the socket at once (the connection ended).
 func (s *unixStream) abort() {
 	s.mu.Lock()
 	s.wDone, s.rDone = true, true
-	if s.sendDone != nil && !s.closed {
-		select {
-		case <-s.sendDone:
-		default:
-			close(s.sendDone)
-		}
+	s.endSendLocked()
+	if s.readEnd != nil && !s.reClosed {
+		s.reClosed = true
+		close(s.readEnd)
 	}
 	s.mu.Unlock()
 	_ = s.conn.Close()
