@@ -98,7 +98,7 @@ func weida_binding_local_addr(h C.weida_binding_t, buf *C.char, capacity C.size_
 //export weida_binding_fingerprint
 func weida_binding_fingerprint(h C.weida_binding_t, buf *C.char, capacity C.size_t, needed *C.size_t) (rc C.int) {
 	defer recoverInto(&rc)
-	return getText(uint64(h), buf, capacity, needed, func(b *bindingObj) string { return b.b.Fingerprint().String() })
+	return getText(uint64(h), buf, capacity, needed, func(b *bindingObj) string { return bindingFingerprint(b.b) })
 }
 
 //export weida_binding_url

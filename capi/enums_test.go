@@ -25,10 +25,12 @@ func TestHeaderEnumsMirrorTheLibrary(t *testing.T) {
 			"WEIDA_META_ENDPOINT": metaEndpoint, "WEIDA_META_CONTENT_TYPE": metaContentType,
 			"WEIDA_META_TOPIC": metaTopic, "WEIDA_META_PEER": metaPeer,
 			"WEIDA_META_TRACEPARENT": metaTraceparent, "WEIDA_META_TRACESTATE": metaTracestate,
+			"WEIDA_META_LOCAL_PEER":  metaLocalPeer,
 			"WEIDA_META_CONTENT_LEN": metaContentLen, "WEIDA_META_SEQUENCE": metaSequence,
 			"WEIDA_META_MISSED": metaMissed, "WEIDA_META_REPORT_MODE": metaReportMode,
 			"WEIDA_META_REPORT_ID": metaReportID, "WEIDA_META_SEGMENT": metaSegment,
-			"WEIDA_META_LAYER": metaLayer,
+			"WEIDA_META_LAYER": metaLayer, "WEIDA_META_DELIVERY_ATTEMPT": metaAttempt,
+			"WEIDA_META_ACHIEVED": metaAchieved,
 		}},
 	}
 	for _, c := range cases {
@@ -45,7 +47,7 @@ func TestHeaderEnumsMirrorTheLibrary(t *testing.T) {
 }
 
 func TestEveryRoleHasAName(t *testing.T) {
-	for r := roleRuntime; r <= roleReporter; r++ {
+	for r := roleRuntime; r <= lastRole; r++ {
 		if r.String() == "unknown" {
 			t.Errorf("role %d has no name: a wrong-role error could not say what it is", r)
 		}

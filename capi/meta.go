@@ -38,6 +38,7 @@ const (
 	metaPeer        = 4
 	metaTraceparent = 5
 	metaTracestate  = 6
+	metaLocalPeer   = 7
 	metaContentLen  = 16
 	metaSequence    = 17
 	metaMissed      = 18
@@ -45,6 +46,8 @@ const (
 	metaReportID    = 20
 	metaSegment     = 21
 	metaLayer       = 22
+	metaAttempt     = 23
+	metaAchieved    = 24
 )
 
 // metaText reads a text field; ok is false when the field is absent.
@@ -65,13 +68,16 @@ func metaText(m weida.IncomingMeta, field int) (value string, ok bool, err error
 		if has {
 			value, ok = fp.String(), true
 		}
+	case metaLocalPeer:
+		value, ok = localPeerText(m)
 	default:
 		return "", false, fieldError(field, "text")
 	}
 	return value, ok, nil
 }
 
-// metaUint reads a number field; ok is false when the field is absent.
+// metaUint reads a number field; ok is false when the field is absent,
+// and value is then the field's default (0, or 1 for the delivery attempt).
 func metaUint(m weida.IncomingMeta, field int) (value uint64, ok bool, err error) {
 	switch field {
 	case metaContentLen:
@@ -86,11 +92,16 @@ func metaUint(m weida.IncomingMeta, field int) (value uint64, ok bool, err error
 		value = uint64(order.Mode)
 	case metaReportID:
 		value, ok = m.ReportID()
-	case metaSegment, metaLayer:
-		// Named by the ABI for RADIO/DISH; the library's IncomingMeta does
-		// not carry them yet.
-		return 0, false, &weida.Error{Kind: weida.KindUnsupported,
-			Msg: fmt.Sprintf("meta field %d (segment, layer) is not exposed by the library yet", field)}
+	case metaAttempt:
+		value, ok = m.DeliveryAttempt() // 1 when absent: the protocol's default
+	case metaAchieved:
+		value, ok = m.Achieved()
+	case metaSegment:
+		value, ok = m.Segment()
+	case metaLayer:
+		var layer int
+		layer, ok = m.Layer()
+		value = uint64(layer)
 	default:
 		return 0, false, fieldError(field, "number")
 	}
@@ -113,6 +124,9 @@ func weida_meta_text(h C.weida_handle_t, field C.int, buf *C.char, capacity C.si
 		return fail(err)
 	}
 	value, ok, err := metaText(m, int(field))
+	if d := datagramOf(h); d != nil { // no header: see dishmsg.go
+		value, ok, err = d.text(int(field))
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -137,11 +151,15 @@ func weida_meta_uint(h C.weida_handle_t, field C.int, value *C.uint64_t, present
 		return fail(err)
 	}
 	v, ok, err := metaUint(m, int(field))
+	if d := datagramOf(h); d != nil { // no header: see dishmsg.go
+		v, ok, err = d.number(int(field))
+	}
 	if err != nil {
 		return fail(err)
 	}
+	*value = C.uint64_t(v) // an absent field's default, too
 	if ok {
-		*value, *present = C.uint64_t(v), 1
+		*present = 1
 	}
 	return codeOK
 }

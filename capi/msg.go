@@ -42,8 +42,9 @@ func (c cBlock) lend(data *unsafe.Pointer, n *C.size_t) C.int {
 // msgObj is a whole received message: payload in C memory plus its meta.
 // It is a plain value and keeps no runtime alive.
 type msgObj struct {
-	body cBlock
-	meta weida.IncomingMeta
+	body     cBlock
+	meta     weida.IncomingMeta
+	datagram *datagramFields // a dish's datagram segment only (dishmsg.go)
 }
 
 func (*msgObj) role() role                         { return roleMsg }

@@ -90,14 +90,19 @@ func (*opObj) role() role { return roleOp }
 func (o *opObj) release() { o.cancel() }
 
 // start is the callback form: it runs p on a goroutine and reports the
-// outcome to cb exactly once. The op handle is removed before cb runs, so a
-// cancel that loses the race finds a stale handle rather than a wrong op.
+// outcome to cb exactly once, or to the queue when cb is weida_cq_post
+// (cq.go). The op handle is removed before cb runs, so a cancel that
+// loses the race finds a stale handle rather than a wrong op.
 func start(p prepared, cb C.weida_done_fn, user C.uintptr_t, opOut *C.weida_op_t) C.int {
 	if p.err != nil {
 		return fail(p.err)
 	}
 	if cb == nil {
 		return fail(invalid("the callback must not be NULL"))
+	}
+	queue, err := cqTarget(cb, user)
+	if err != nil {
+		return fail(err)
 	}
 	ctx, cancel := context.WithCancel(p.ctx)
 	h := handles.insert(&opObj{cancel: cancel})
@@ -108,6 +113,10 @@ func start(p prepared, cb C.weida_done_fn, user C.uintptr_t, opOut *C.weida_op_t
 		a, b, err := runGuarded(p, ctx)
 		_, _ = handles.remove(h) // already gone if the caller closed it
 		cancel()
+		if queue != nil {
+			queue.postOutcome(h, err, a, b)
+			return
+		}
 		complete(cb, user, err, a, b)
 	}()
 	return codeOK

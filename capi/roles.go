@@ -3,8 +3,7 @@ package main
 // role is what kind of object a handle names; every use checks it.
 type role uint8
 
-// The roles of SURFACE.md §3.2 that the library has today. Radio, segment
-// and dish join when the library has them.
+// The roles of SURFACE.md §3.2.
 const (
 	roleRuntime role = iota + 1
 	roleIdentity
@@ -30,6 +29,11 @@ const (
 	roleOp
 	roleCursors
 	roleReporter
+	roleRadio
+	roleSegment
+	roleDish
+	roleCQ
+	lastRole = roleCQ
 )
 
 var roleNames = [...]string{
@@ -39,6 +43,7 @@ var roleNames = [...]string{
 	rolePaired: "paired", roleSurveyor: "surveyor", roleSurvey: "survey", roleRespondent: "respondent",
 	roleBus: "bus", roleOstream: "ostream", roleIstream: "istream", roleReply: "reply", roleMsg: "msg",
 	roleOp: "op", roleCursors: "cursors", roleReporter: "reporter",
+	roleRadio: "radio", roleSegment: "segment", roleDish: "dish", roleCQ: "cq",
 }
 
 func (r role) String() string {

@@ -46,8 +46,9 @@ func weida_runtime_new(opts *C.weida_runtime_opts_t, out *C.weida_runtime_t) (rc
 // cannot honour yet are refused, never silently ignored.
 func runtimeConfig(o C.weida_runtime_opts_t) (weida.Config, error) {
 	var cfg weida.Config
-	if o.datagrams != 0 {
-		return cfg, &weida.Error{Kind: weida.KindUnsupported, Msg: "runtime options: datagram flows are not built yet"}
+	var err error
+	if cfg.Datagrams, err = flag(o.datagrams, "weida_runtime_opts_t.datagrams"); err != nil {
+		return cfg, err
 	}
 	if o.path_report != 0 {
 		return cfg, &weida.Error{Kind: weida.KindUnsupported, Msg: "runtime options: path reports are not built yet"}

@@ -147,7 +147,7 @@ typedef uint64_t weida_handle_t;     /* any handle (weida_close) */
 typedef uint64_t weida_runtime_t;    /* a runtime: owns connections */
 typedef uint64_t weida_identity_t;   /* a key and certificate */
 typedef uint64_t weida_trust_t;      /* the keys/authorities a dialler accepts */
-typedef uint64_t weida_binding_t;    /* one QUIC socket serving paths */
+typedef uint64_t weida_binding_t;    /* a QUIC socket, in-process bus or unix socket serving paths */
 typedef uint64_t weida_requester_t;  /* Req/Rep, asking side (dials) */
 typedef uint64_t weida_replier_t;    /* Req/Rep, answering side (bound) */
 typedef uint64_t weida_request_t;    /* one accepted request owing one answer */
@@ -183,7 +183,7 @@ typedef void (*weida_done_fn)(void *user, int code, uint64_t a, uint64_t b);
 typedef struct weida_runtime_opts {
     size_t size;
     uint32_t worker_threads; /* accepted for parity; Go schedules itself */
-    int32_t datagrams;       /* 1: datagram flows (not built yet: EUNSUPPORTED) */
+    int32_t datagrams;       /* 1: datagram flows, 64 KiB receive budget (both ends need it) */
     int32_t path_report;     /* 1: path statistics (not built yet: EUNSUPPORTED) */
     uint32_t endpoint_queue; /* accept-queue depth per path; 0 = 256 */
     uint64_t send_timeout_ms; /* bound on waiting for a live connection; 0 = none */
@@ -255,15 +255,129 @@ enum weida_meta_field {
     WEIDA_META_PEER = 4,         /* sha256:... the transport proved; never a header */
     WEIDA_META_TRACEPARENT = 5,  /* W3C trace context */
     WEIDA_META_TRACESTATE = 6,   /* W3C tracestate */
+    WEIDA_META_LOCAL_PEER = 7,   /* "uid=N gid=N pid=N" the kernel proved for a unix
+                                  * socket peer; absent over QUIC and in process */
     /* numbers */
     WEIDA_META_CONTENT_LEN = 16, /* the sender's advisory length */
     WEIDA_META_SEQUENCE = 17,    /* number in its producer's sequence (per topic, else path) */
     WEIDA_META_MISSED = 18,      /* numbers of that producer missed just before this one */
     WEIDA_META_REPORT_MODE = 19, /* enum weida_report_mode of the report ordered */
     WEIDA_META_REPORT_ID = 20,   /* the id the sender gave its report on the connection */
-    WEIDA_META_SEGMENT = 21,     /* reserved: RADIO/DISH (EUNSUPPORTED for now) */
-    WEIDA_META_LAYER = 22        /* reserved: RADIO/DISH (EUNSUPPORTED for now) */
+    WEIDA_META_SEGMENT = 21,     /* a dish's message: the segment number on its topic */
+    WEIDA_META_LAYER = 22,       /* a dish's message: its layer (0 for a datagram) */
+    /* How many times a queue handed this message out, this time included;
+     * absent (the first attempt) reads as 1. Above 1 it means only "this
+     * may be a duplicate", never why earlier attempts did not settle. */
+    WEIDA_META_DELIVERY_ATTEMPT = 23,
+    /* On a reply: the enum weida_level the answering hop certifies for the
+     * request (a queue's confirm: WEIDA_ACCEPTED, or WEIDA_STORED when it
+     * holds the message at its configured durability). Absent claims
+     * nothing beyond the transport receipt. */
+    WEIDA_META_ACHIEVED = 24
 };
+
+/* ------------------------------------------------------------------------ */
+/* RADIO/DISH types                                                         */
+/* ------------------------------------------------------------------------ */
+
+typedef uint64_t weida_radio_t;   /* RADIO, bound side: lossy fan-out of segments */
+typedef uint64_t weida_segment_t; /* one segment being written by a radio */
+typedef uint64_t weida_dish_t;    /* DISH, dialling side: joins topics, receives */
+
+/* A segment's terms (weida_radio_segment). */
+typedef struct weida_segment_opts {
+    size_t size;
+    /* Expire every copy this long after the segment opened (the radio's
+     * clock); a dish's own max_age also applies and the smaller wins.
+     * 0 = none. */
+    uint64_t max_age_ms;
+    /* -32768..32767: positive is more urgent than the segment's peers,
+     * negative less; a lower layer is never less urgent than a higher one. */
+    int32_t priority;
+    /* 1: keep this segment's copies alive when a successor opens on the
+     * topic (unless the successor must wait for room at a dish). */
+    int32_t follows_upstream;
+} weida_segment_opts_t;
+
+/* A dish's terms for one filter (weida_dish_join). Across several matching
+ * filters the smallest max_age and the largest layer cap apply. */
+typedef struct weida_join_opts {
+    size_t size;
+    uint64_t max_age_ms; /* latency budget: older copies are reset; 0 = none */
+    int32_t cap_layers;  /* 1: apply max_layer; 0: every layer (max_layer must be 0) */
+    uint32_t max_layer;  /* highest layer wanted, 0..15 (above: WEIDA_ELIMIT) */
+} weida_join_opts_t;
+
+/* What one dish lost at a radio, by cause (weida_radio_dish_drops). Every
+ * count but layers_cut is a whole segment copy (or datagram segment) the
+ * dish never got; layers_cut counts copies that lost layers above 0 but
+ * kept layer 0. */
+typedef struct weida_dish_drops {
+    size_t size;
+    char peer[72];              /* "sha256:<64 hex>" the dish proved; "" if anonymous */
+    char addr[64];              /* its UDP address, telling anonymous dishes apart */
+    uint64_t subscriber_budget; /* no room in the dish's byte budget */
+    uint64_t subscriber_queue;  /* a layer's queue of chunks was full */
+    uint64_t superseded;        /* reset because a newer segment on the topic opened */
+    uint64_t expired;           /* older than the smaller max_age */
+    uint64_t too_large;         /* a datagram larger than the dish's datagram size */
+    uint64_t no_datagrams;      /* a datagram for a dish without datagram flows */
+    uint64_t layers_cut;        /* copies that lost upper layers under pressure */
+} weida_dish_drops_t;
+
+/* What weida_dish_recv received. */
+enum weida_dish_kind {
+    WEIDA_DISH_SEGMENT = 1, /* a segment (or one layer of a layered one), from a stream */
+    WEIDA_DISH_DATAGRAM = 2 /* a datagram segment: one packet, layer 0 */
+};
+
+/* ------------------------------------------------------------------------ */
+/* Completion queue types                                                   */
+/* ------------------------------------------------------------------------ */
+
+typedef uint64_t weida_cq_t; /* a completion queue: outcomes drained in batches */
+
+/* One outcome taken from a completion queue (weida_cq_drain). A fixed
+ * layout, not size-led: it is an element of an array the caller lends. */
+typedef struct weida_completion {
+    weida_op_t op;     /* the handle the _async call returned in *op */
+    int32_t code;      /* WEIDA_OK or a weida_code, as a callback's code */
+    uint32_t reserved; /* 0 */
+    uint64_t a;        /* the results, as a callback's a and b */
+    uint64_t b;
+} weida_completion_t;
+
+/* ------------------------------------------------------------------------ */
+/* Connection statistics types                                              */
+/* ------------------------------------------------------------------------ */
+
+/* One connected URL of a dialling endpoint (weida_<role>_connection_stats).
+ * Times are double seconds. The transport figures are quic-go's
+ * measurement of the connection and are valid only when has_transport is 1:
+ * a local transport (inproc, unix) has none, and neither has a URL while it
+ * is down. quic-go counts QUIC packets (coalesced handshake packets count
+ * one each) and bytes without UDP/IP headers; it does not expose the MTU. */
+typedef struct weida_connection_stats {
+    size_t size;
+    int32_t live;               /* 1: the URL has a connection now */
+    int32_t has_transport;      /* 1: the fields rtt .. rx_bytes are valid */
+    double age;                 /* seconds the connection has been live; 0 while down */
+    uint64_t redials;           /* connections made after the first */
+    double rtt;                 /* smoothed round-trip time */
+    double min_rtt;
+    double latest_rtt;
+    double rtt_variation;       /* mean deviation */
+    uint64_t congestion_window; /* bytes, QUIC packet overhead included */
+    uint64_t lost_packets;      /* may fall: a packet declared lost can still arrive */
+    uint64_t lost_bytes;
+    uint64_t tx_packets;        /* sent, retransmissions included */
+    uint64_t tx_bytes;
+    uint64_t rx_packets;        /* received */
+    uint64_t rx_bytes;
+    int32_t has_remote;         /* 1: remote_rtt is the peer's path report (never in this build) */
+    uint32_t reserved;          /* 0 */
+    double remote_rtt;
+} weida_connection_stats_t;
 
 /*
  * The library itself is built from this header too, with
@@ -351,18 +465,33 @@ int weida_trust_pin(const char *fingerprint, weida_trust_t *out);
 int weida_trust_anchor_file(const char *path, weida_trust_t *out);
 
 /* ------------------------------------------------------------------------ */
-/* Binding: a QUIC socket serving the runtime's paths                       */
+/* Binding: a QUIC socket, bus or unix socket serving the runtime's paths  */
 /* ------------------------------------------------------------------------ */
 
 /* addr is "ip:port" (port 0: the kernel chooses). opts may be NULL.
  * Closing the binding stops serving its socket. */
 int weida_bind_quic(weida_runtime_t rt, const char *addr, weida_identity_t id,
                     const weida_bind_opts_t *opts, weida_binding_t *out);
-/* The bound "ip:port" with the real port. */
+/* Serves the runtime's paths on the in-process bus named bus: endpoints of
+ * any runtime in this process dial weida+inproc://<bus>/<path>, with no
+ * socket and no TLS. The name is 1..256 bytes, no byte below 0x20, no '@'
+ * and no '/' (else WEIDA_EINVALID_ADDRESS); one binding per name per
+ * process (else WEIDA_EADDRINUSE). */
+int weida_bind_inproc(weida_runtime_t rt, const char *bus, weida_binding_t *out);
+/* Serves the runtime's paths on the AF_UNIX socket at path (mode 0600),
+ * dialled as weida+unix://<percent-encoded path>/<path>. A stale socket file
+ * is replaced; a live socket or a file that is not a socket is
+ * WEIDA_EADDRINUSE. Peers are proved by the kernel (WEIDA_META_LOCAL_PEER).
+ * An extension: SURFACE.md §3.7 names only weida_bind_inproc. */
+int weida_bind_unix(weida_runtime_t rt, const char *path, weida_binding_t *out);
+/* The bound "ip:port" with the real port; the bus name of an in-process
+ * binding, the socket path of a unix one. */
 int weida_binding_local_addr(weida_binding_t b, char *buf, size_t cap, size_t *needed);
-/* "sha256:..." of the key the binding proves. */
+/* "sha256:..." of the key the binding proves; "" (WEIDA_OK) for an
+ * in-process or unix binding, which proves no key. */
 int weida_binding_fingerprint(weida_binding_t b, char *buf, size_t cap, size_t *needed);
-/* The dialling URL of path: a client's whole configuration. */
+/* The dialling URL of path: a client's whole configuration (the
+ * weida+inproc:// or weida+unix:// form on a local binding, with no key). */
 int weida_binding_url(weida_binding_t b, const char *path, char *buf, size_t cap,
                       size_t *needed);
 
@@ -544,6 +673,41 @@ int weida_subscriber_recv_stream_async(weida_subscriber_t s, weida_done_fn cb, v
 /* Live publisher connections: the only sign a publisher is gone. */
 int weida_subscriber_peer_count(weida_subscriber_t s, size_t *count);
 int weida_subscriber_filter_count(weida_subscriber_t s, size_t *count);
+
+/*
+ * A queue (the broker, `weida broker`) is consumed by an ordinary
+ * subscriber: subscribe to the queue's path, grant credit, receive with
+ * weida_subscriber_recv_reporting and settle each message through its
+ * reporter. A publisher that is not a queue ignores credit.
+ */
+
+/* Sets the credit of every subscription (one per filter per connection):
+ * limit is the total number of messages each accepts since it was made,
+ * absolute rather than a delta, so a repeated grant changes nothing. Credit
+ * starts at 0, so a queue delivers nothing before the first grant; to take
+ * n more, grant what was received plus n. A grant not above the standing
+ * one is ignored (credit never drops). Later connections get it too, but a
+ * redial makes new subscriptions that start over, so up to limit messages
+ * may come again there. Returns once sent. Callback: a = b = 0. */
+int weida_subscriber_grant(weida_subscriber_t s, uint64_t limit);
+int weida_subscriber_grant_async(weida_subscriber_t s, uint64_t limit, weida_done_fn cb,
+                                 void *user, weida_op_t *op);
+/* The standing grant; 0 before the first. */
+int weida_subscriber_granted(weida_subscriber_t s, uint64_t *limit);
+/* weida_subscriber_recv that also hands over the reporter of the report
+ * the sender ordered (*reporter = 0 when it ordered none). A queue's
+ * delivery always orders WEIDA_PROCESSED: it stays unsettled until the
+ * reporter reports WEIDA_PROCESSED at the payload's length and finishes.
+ * To give a message back, report WEIDA_PROCESSED below its length (0) and
+ * finish: the queue delivers it again, with WEIDA_META_DELIVERY_ATTEMPT.
+ * (Closing an unfinished reporter that reported nothing holds the message
+ * until the subscription or connection ends.) A payload above max_bytes,
+ * or cut short, is given back that way at once. Callback: a = msg,
+ * b = reporter (or 0). */
+int weida_subscriber_recv_reporting(weida_subscriber_t s, size_t max_bytes, weida_msg_t *msg,
+                                    weida_reporter_t *reporter);
+int weida_subscriber_recv_reporting_async(weida_subscriber_t s, size_t max_bytes,
+                                          weida_done_fn cb, void *user, weida_op_t *op);
 
 /* ------------------------------------------------------------------------ */
 /* PAIR                                                                     */
@@ -745,8 +909,11 @@ int weida_reporter_mode(weida_reporter_t r, int *mode);
 int weida_msg_data(weida_msg_t m, const void **data, size_t *len);
 
 /* Meta of a msg, request or istream handle. *present = 0 when the sender
- * (or the transport, for WEIDA_META_PEER) said nothing; a text field asked
- * as a number, or a number as text, is WEIDA_EINVAL. */
+ * (or the transport, for WEIDA_META_PEER) said nothing, and a number field
+ * then holds its default (0; 1 for WEIDA_META_DELIVERY_ATTEMPT); a text
+ * field asked as a number, or a number as text, is WEIDA_EINVAL. A
+ * requester's reply (its msg, or the istream of weida_reply_recv) carries
+ * WEIDA_META_ACHIEVED. */
 int weida_meta_text(weida_handle_t h, int field, char *buf, size_t cap, size_t *needed,
                     int *present);
 int weida_meta_uint(weida_handle_t h, int field, uint64_t *value, int *present);
@@ -755,6 +922,171 @@ int weida_meta_uint(weida_handle_t h, int field, uint64_t *value, int *present);
  * id are WEIDA_META_REPORT_MODE and WEIDA_META_REPORT_ID. */
 int weida_meta_report_levels(weida_handle_t h, uint64_t *levels, size_t cap, size_t *n,
                              int *present);
+
+/* ------------------------------------------------------------------------ */
+/* RADIO/DISH                                                               */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A radio fans segments out to the dishes that joined a matching filter,
+ * losing rather than waiting: a segment is a unit whose parts depend only on
+ * each other (a voice frame, a group of pictures), and the newest one on a
+ * topic is what matters, so opening a segment supersedes the older copies
+ * still in flight on its topic. Nothing on a radio waits for a dish (no
+ * call has an _async form): a copy without room is lost and counted for
+ * that dish alone (weida_radio_dish_drops). A segment may have layers 0..15
+ * (an enhancement layer is useless without the ones below it); a dish under
+ * pressure loses the top layers first. Datagram segments need
+ * weida_runtime_opts_t.datagrams on both runtimes.
+ */
+
+/* Registers a radio at path. */
+int weida_binding_radio(weida_binding_t b, const char *path, weida_radio_t *out);
+/* Opens the next segment on topic (numbered one above the topic's last,
+ * from 0) for the dishes that match it now. opts may be NULL (no max age,
+ * priority 0). A topic longer than the wire allows is WEIDA_EPROTOCOL. */
+int weida_radio_segment(weida_radio_t r, const char *topic, const weida_segment_opts_t *opts,
+                        weida_segment_t *out);
+/* Sends payload as a one-packet segment on topic to every matching dish
+ * and returns how many dishes took it in *reached. It is never turned into
+ * a stream: a dish without datagrams, or whose datagram size it exceeds,
+ * loses it (counted in its drops, not an error). */
+int weida_radio_datagram(weida_radio_t r, const char *topic, const void *data, size_t len,
+                         size_t *reached);
+/* The dish connections holding a join here. */
+int weida_radio_dish_count(weida_radio_t r, size_t *count);
+/* Whole segments lost over every dish, whatever the cause (layers cut are
+ * not counted here). */
+int weida_radio_dropped(weida_radio_t r, uint64_t *count);
+/* Each connected dish's losses, into an array of cap structs. Set
+ * drops[0].size = sizeof(weida_dish_drops_t): the library writes every
+ * element at that stride (and sets its size). *n receives how many dishes
+ * there are; when cap is too small what fits is written and the result is
+ * WEIDA_ETRUNCATED. drops may be NULL when cap is 0, to ask for the count. */
+int weida_radio_dish_drops(weida_radio_t r, weida_dish_drops_t *drops, size_t cap, size_t *n);
+int weida_radio_path(weida_radio_t r, char *buf, size_t cap, size_t *needed);
+
+/* Writes chunk to layer 0 (weida_segment_write) or to layer 0..15 and
+ * returns in *reached how many copies took it. A copy without room first
+ * gives up its layers above this one, then this layer and above; losing
+ * layer 0 loses the segment for that dish. A layer above a dish's cap is
+ * never sent to it. A layer above 15, or a chunk above the dish budget, is
+ * WEIDA_ELIMIT; after finishing (the layer or the segment) WEIDA_ENOREPLY. */
+int weida_segment_write(weida_segment_t s, const void *data, size_t len, size_t *reached);
+int weida_segment_write_layer(weida_segment_t s, uint32_t layer, const void *data, size_t len,
+                              size_t *reached);
+/* Ends one layer on every copy. */
+int weida_segment_finish_layer(weida_segment_t s, uint32_t layer);
+/* Ends every layer; *alive receives how many copies are not lost. A second
+ * finish is WEIDA_ENOREPLY. Always finish a segment: closing an unfinished
+ * one does not finish it (no dish takes a half-written unit for a whole
+ * one), so its copies end only when the topic's next segment supersedes
+ * them, a max_age expires them, or the radio closes, and a dish's receive
+ * waits on such a copy until then. */
+int weida_segment_finish(weida_segment_t s, size_t *alive);
+/* The segment's number on its topic. */
+int weida_segment_number(weida_segment_t s, uint64_t *number);
+
+/* A dish verifying radios under trust. opts may be NULL. */
+int weida_runtime_dish(weida_runtime_t rt, weida_trust_t trust, const weida_endpoint_opts_t *opts,
+                       weida_dish_t *out);
+/* Dials a radio's URL and sends it every join held so far; a dish may
+ * connect to several radios. */
+int weida_dish_connect(weida_dish_t d, const char *url);
+int weida_dish_connect_async(weida_dish_t d, const char *url, weida_done_fn cb, void *user,
+                             weida_op_t *op);
+/* Joins filter with opts (NULL: no max age, every layer) on every
+ * connection, now and after every redial. A filter matches topics as a
+ * subscriber's does: split on '.', "*" is one segment, a final "#" the
+ * rest, "" every topic (so "cam.#" takes "cam" and "cam.front"). Joining a
+ * filter again updates its terms. Returns once the join is handed to the
+ * transport: the radio applies it shortly after, and its admission policy
+ * may refuse it silently. A filter the grammar refuses is WEIDA_EPROTOCOL. */
+int weida_dish_join(weida_dish_t d, const char *filter, const weida_join_opts_t *opts);
+int weida_dish_join_async(weida_dish_t d, const char *filter, const weida_join_opts_t *opts,
+                          weida_done_fn cb, void *user, weida_op_t *op);
+/* Drops filter; an unknown one is not an error. */
+int weida_dish_leave(weida_dish_t d, const char *filter);
+int weida_dish_leave_async(weida_dish_t d, const char *filter, weida_done_fn cb, void *user,
+                           weida_op_t *op);
+/* Waits for the next segment or datagram segment from any radio: *out is
+ * a msg whose meta has WEIDA_META_TOPIC, WEIDA_META_SEGMENT and
+ * WEIDA_META_LAYER (each layer of a layered segment is a msg of its own),
+ * *kind an enum weida_dish_kind. A segment above
+ * max_bytes is discarded (WEIDA_ELIMIT; the dish stays usable); a segment
+ * the radio reset on the way is a gap in the numbers, not an error.
+ * Callback: a = msg, b = kind. */
+int weida_dish_recv(weida_dish_t d, size_t max_bytes, weida_msg_t *out, int *kind);
+int weida_dish_recv_async(weida_dish_t d, size_t max_bytes, weida_done_fn cb, void *user,
+                          weida_op_t *op);
+/* Live radio connections. */
+int weida_dish_peer_count(weida_dish_t d, size_t *count);
+
+/* ------------------------------------------------------------------------ */
+/* Completion queues: the third callback form                               */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A binding whose callbacks must first enter an interpreter (a Python or
+ * Node event loop) can have outcomes queued instead of called back: pass
+ * weida_cq_post as an _async call's cb and the cq, cast to void *, as its
+ * user. No code of the caller's runs on a library thread then. The
+ * outcome is appended to the queue under the op handle the call returned,
+ * and the queue's descriptor is readable exactly while outcomes wait: an
+ * event loop watches it and takes every waiting outcome with one
+ * weida_cq_drain per wakeup. Everything else is as for a callback:
+ * weida_op_cancel, buffers lent until the outcome, result handles owned by
+ * the caller once drained. A cq that is not a live cq handle makes the
+ * _async call fail with WEIDA_EBADHANDLE, nothing started. Closing a cq
+ * drops outcomes not yet drained (their result handles stay open):
+ * close it only once its operations are done and drained.
+ */
+/* A new, empty completion queue. */
+int weida_cq_new(weida_cq_t *out);
+/* The descriptor that is readable while the queue holds outcomes (an
+ * eventfd on Linux, a pipe elsewhere). It belongs to the queue: poll it,
+ * never read, write or close it. */
+int weida_cq_fd(weida_cq_t cq, int *fd);
+/* Moves up to cap waiting outcomes into out, oldest first, and sets *n to
+ * how many (0 when none wait; it never waits). A failed outcome (code not
+ * WEIDA_OK) ends the batch: it is out[*n - 1], and weida_last_error() on
+ * this thread returns its sentence until this thread's next failure. */
+int weida_cq_drain(weida_cq_t cq, weida_completion_t *out, size_t cap, size_t *n);
+/* The callback that means "queue it": see above. Called directly, it
+ * queues {op 0, code, a, b} into the cq user names (a stale one is
+ * ignored), which wakes the queue's reader. */
+void weida_cq_post(void *user, int code, uint64_t a, uint64_t b);
+
+/* ------------------------------------------------------------------------ */
+/* Connection statistics                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* The index-th URL the endpoint connected (0-based, in connect order; an
+ * index names the same URL for the endpoint's life) into *stats, whose size
+ * the caller sets, and its URL, exactly as dialled, into (url, cap, needed)
+ * as any text out (WEIDA_ETRUNCATED with *stats filled when cap is short).
+ * Past the last URL: WEIDA_END, nothing written. A bound PAIR dials nothing
+ * and has no URLs. Never waits. */
+int weida_requester_connection_stats(weida_requester_t r, size_t index,
+                                     weida_connection_stats_t *stats, char *url, size_t cap,
+                                     size_t *needed);
+int weida_pusher_connection_stats(weida_pusher_t p, size_t index,
+                                  weida_connection_stats_t *stats, char *url, size_t cap,
+                                  size_t *needed);
+int weida_subscriber_connection_stats(weida_subscriber_t s, size_t index,
+                                      weida_connection_stats_t *stats, char *url, size_t cap,
+                                      size_t *needed);
+int weida_paired_connection_stats(weida_paired_t p, size_t index,
+                                  weida_connection_stats_t *stats, char *url, size_t cap,
+                                  size_t *needed);
+int weida_surveyor_connection_stats(weida_surveyor_t s, size_t index,
+                                    weida_connection_stats_t *stats, char *url, size_t cap,
+                                    size_t *needed);
+int weida_bus_connection_stats(weida_bus_t m, size_t index, weida_connection_stats_t *stats,
+                               char *url, size_t cap, size_t *needed);
+int weida_dish_connection_stats(weida_dish_t d, size_t index,
+                                weida_connection_stats_t *stats, char *url, size_t cap,
+                                size_t *needed);
 
 #endif /* WEIDA_BUILDING_LIBRARY */
 

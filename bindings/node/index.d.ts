@@ -92,7 +92,7 @@ export class IncomingMeta {
   contentType: string | null;
   /** The topic of a fan-out copy. */
   topic: string | null;
-  /** `sha256:…` the transport proved; never a header; null for anonymous peers. */
+  /** `sha256:…` the transport proved, or `uid=… gid=… pid=…` the kernel proved over a unix socket; never a header; null for anonymous and in-process peers. */
   peer: string | null;
   sequence: number | null;
   /** Gap size. */
@@ -105,6 +105,10 @@ export class IncomingMeta {
   traceparent: string | null;
   segment: number | null;
   layer: number | null;
+  /** How many times a queue handed this message out, this one included; 1 when unwritten. Above 1: maybe a duplicate. */
+  deliveryAttempt: number;
+  /** On a reply: the level the answering hop certifies (a queue's confirm: ACCEPTED); null claims nothing. */
+  achieved: number | null;
 }
 
 /** A whole received message. */
@@ -144,7 +148,7 @@ export class Survey {
 export interface RuntimeOptions {
   /** Accepted for parity (Go schedules itself); at least 1. */
   workerThreads?: number;
-  /** Datagram flows (not built yet: Unsupported). */
+  /** Datagram flows with a 64 KiB receive budget; both ends need them (Radio.datagram). */
   datagrams?: boolean;
   /** Path statistics (not built yet: Unsupported). */
   pathReport?: boolean;
@@ -155,22 +159,28 @@ export class Runtime extends Handle {
   constructor(options?: RuntimeOptions);
   /** Binds a QUIC socket at "host:port" (port 0: the kernel chooses). */
   bind(addr: string, identity: Identity): Promise<Binding>;
+  /** Serves this runtime's paths on the in-process bus `bus` (dialled as weida+inproc://bus/path). */
+  bindInproc(bus: string): Binding;
+  /** Serves this runtime's paths on the unix socket at path (dialled as weida+unix://…); an addition to SURFACE.md. */
+  bindUnix(path: string): Binding;
   requester(trust: Trust): Requester;
   pusher(trust: Trust): Pusher;
   subscriber(trust: Trust): Subscriber;
   pair(trust: Trust): Paired;
   surveyor(trust: Trust): Surveyor;
+  /** A RADIO/DISH receiver that verifies radios under trust. */
+  dish(trust: Trust): Dish;
   /** Waits up to seconds for receipts and consumption, then ends the runtime. */
   drain(seconds: number, options?: CallOptions): Promise<{ delivered: number; outstanding: number }>;
 }
 
-/** One QUIC socket serving its runtime's paths. */
+/** One QUIC socket, in-process bus or unix socket serving its runtime's paths. */
 export class Binding extends Handle {
   private constructor();
-  /** The bound "ip:port", with the real port. */
+  /** The bound "ip:port", with the real port; the bus name (inproc) or socket path (unix). */
   localAddr(): string;
-  /** `"sha256:…"` of the key this binding proves. */
-  fingerprint(): string;
+  /** `"sha256:…"` of the key this binding proves; null for an in-process or unix binding. */
+  fingerprint(): string | null;
   /** The dialling URL of path: a client's whole configuration. */
   url(path: string): string;
   replier(path: string): Replier;
@@ -178,6 +188,8 @@ export class Binding extends Handle {
   publisher(path: string): Publisher;
   pair(path: string): Paired;
   respondent(path: string): Respondent;
+  /** The RADIO endpoint at path: lossy fan-out of segments to dishes. */
+  radio(path: string): Radio;
   bus(path: string, trust: Trust): BusMember;
 }
 
@@ -192,6 +204,8 @@ export class Requester extends Handle {
   open(options?: CallOptions): Promise<{ stream: OutgoingStream; reply: Reply }>;
   /** Live connections. */
   peerCount(): number;
+  /** Each connected URL's statistics, in connect order (transport null over a local transport). */
+  connectionStats(): ConnectionStats[];
 }
 
 /** One accepted request owing one answer. Closing it unanswered sends NO_REPLY. */
@@ -228,6 +242,8 @@ export class Pusher extends Handle {
   /** A streamed message; a report order's cursors come from OutgoingStream.cursors(). */
   open(options?: OrderOptions): Promise<OutgoingStream>;
   peerCount(): number;
+  /** Each connected URL's statistics, in connect order (transport null over a local transport). */
+  connectionStats(): ConnectionStats[];
   /** Outbox bodies dropped or lost before they could be written. */
   dropped(): number;
 }
@@ -268,7 +284,10 @@ export class Publisher extends Handle {
   droppedOn(topic: string): DropCounts | null;
 }
 
-/** The subscribing side of Pub/Sub. */
+/**
+ * The subscribing side of Pub/Sub, and a queue's consumer: grant credit,
+ * recvReporting, report PROCESSED at the payload's length and finish.
+ */
 export class Subscriber extends Handle {
   private constructor();
   connect(url: string, options?: CallOptions): Promise<void>;
@@ -278,8 +297,23 @@ export class Subscriber extends Handle {
   recv(maxBytes: number | bigint, options?: CallOptions): Promise<Message>;
   recvStream(options?: CallOptions): Promise<IncomingTransfer>;
   messages(maxBytes: number | bigint, options?: CallOptions): AsyncGenerator<Message, void, undefined>;
+  /**
+   * A queue's credit: the total messages each subscription accepts since it was made (absolute,
+   * never lowered; a grant not above granted() is ignored). Credit starts at 0.
+   */
+  grant(limit: number | bigint, options?: CallOptions): Promise<void>;
+  /** The standing grant; 0 before the first. */
+  granted(): number;
+  /**
+   * recv with the Reporter of the report the sender ordered (null for none). A queue holds its
+   * delivery until PROCESSED is reported at the payload's length and the reporter finished;
+   * PROCESSED at 0, then finish, gives it back.
+   */
+  recvReporting(maxBytes: number | bigint, options?: CallOptions): Promise<ReportingMessage>;
   /** Live publisher connections: the only sign a publisher is gone. */
   peerCount(): number;
+  /** Each connected URL's statistics, in connect order (transport null over a local transport). */
+  connectionStats(): ConnectionStats[];
   filterCount(): number;
 }
 
@@ -300,6 +334,8 @@ export class Paired extends Handle {
   path(): string;
   /** 0 or 1. */
   peerCount(): number;
+  /** Each connected URL's statistics, in connect order (transport null over a local transport). */
+  connectionStats(): ConnectionStats[];
 }
 
 /** The asking side of SURVEY. */
@@ -309,6 +345,8 @@ export class Surveyor extends Handle {
   /** Asks every respondent, collects replies until deadlineSeconds. */
   survey(payload: Bytes, deadlineSeconds: number, maxReplyBytes: number | bigint, options?: CallOptions): Promise<Survey>;
   peerCount(): number;
+  /** Each connected URL's statistics, in connect order (transport null over a local transport). */
+  connectionStats(): ConnectionStats[];
 }
 
 /** The answering side of SURVEY. */
@@ -328,8 +366,151 @@ export class BusMember extends Handle {
   recv(maxBytes: number | bigint, options?: CallOptions): Promise<Message>;
   messages(maxBytes: number | bigint, options?: CallOptions): AsyncGenerator<Message, void, undefined>;
   peerCount(): number;
+  /** Each connected URL's statistics, in connect order (transport null over a local transport). */
+  connectionStats(): ConnectionStats[];
   dropped(): number;
   path(): string;
+}
+
+/** A segment's terms (Radio.segment). */
+export interface SegmentOptions {
+  /** Seconds after opening at which every copy expires; null: none. */
+  maxAge?: number | null;
+  /** -32768..32767: urgency against other segments (default 0). */
+  priority?: number;
+  /** Keep this segment's copies alive when a successor opens on the topic. */
+  followsUpstream?: boolean;
+}
+
+/** A dish's terms for one filter (Dish.join). */
+export interface JoinOptions extends CallOptions {
+  /** Latency budget in seconds: older copies are dropped on the way; null: none. */
+  maxAge?: number | null;
+  /** Highest layer wanted, 0..15 (above: LimitExceeded); null: every layer. */
+  maxLayer?: number | null;
+}
+
+/** What Dish.recv resolves to: a segment (or one layer of one), or a datagram segment. */
+export type DishMessage =
+  | { kind: 'segment'; payload: Buffer; meta: IncomingMeta }
+  | { kind: 'datagram'; topic: string; segment: number; payload: Buffer };
+
+/** quic-go's view of the network path; times in seconds. */
+export class PathStats {
+  private constructor();
+  /** Smoothed round-trip time. */
+  readonly rtt: number;
+  readonly minRtt: number;
+  readonly latestRtt: number;
+  /** Mean deviation of the RTT. */
+  readonly rttVariation: number;
+  /** Bytes, QUIC packet overhead included. */
+  readonly congestionWindow: number;
+  /** May fall: a packet declared lost can still arrive. */
+  readonly lostPackets: number;
+  readonly lostBytes: number;
+  /** quic-go does not expose the path MTU: always null in this build. */
+  readonly currentMtu: null;
+}
+
+/** Traffic one way: QUIC packets (not UDP datagrams) and their bytes, retransmissions included. */
+export class UdpCounts {
+  private constructor();
+  readonly packets: number;
+  readonly bytes: number;
+}
+
+/** What a QUIC connection's stack measures. */
+export class TransportStats {
+  private constructor();
+  readonly path: PathStats;
+  /** Sent. */
+  readonly tx: UdpCounts;
+  /** Received. */
+  readonly rx: UdpCounts;
+}
+
+/** The peer's own path report (seconds); never present in this build. */
+export class RemoteStats {
+  private constructor();
+  readonly rtt: number;
+}
+
+/** One connected URL of a dialling endpoint. */
+export class ConnectionStats {
+  private constructor();
+  /** The address exactly as dialled: never a resolved address or a learned key. */
+  readonly url: string;
+  /** The URL has a connection now. */
+  readonly live: boolean;
+  /** Seconds the current connection has been live; 0 while down. */
+  readonly age: number;
+  /** Connections made after the first. */
+  readonly redials: number;
+  /** QUIC's measurement; null on a local transport (inproc, unix) and while down. */
+  readonly transport: TransportStats | null;
+  /** Null: no path reports in this build. */
+  readonly remote: RemoteStats | null;
+}
+
+/** What one dish lost at a radio, by cause (whole copies, except layersCut). */
+export class DishDrops {
+  private constructor();
+  /** `"sha256:…"` the dish proved, or null (anonymous). */
+  readonly peer: string | null;
+  /** Its UDP address, telling anonymous dishes apart. */
+  readonly addr: string;
+  readonly subscriberBudget: number;
+  readonly subscriberQueue: number;
+  readonly superseded: number;
+  readonly expired: number;
+  readonly tooLarge: number;
+  readonly noDatagrams: number;
+  /** Copies that lost layers above 0 but kept layer 0. */
+  readonly layersCut: number;
+}
+
+/** RADIO, the bound side: lossy fan-out of segments. Nothing here waits for a dish. */
+export class Radio extends Handle {
+  private constructor();
+  /** Opens the next segment on topic, superseding the older copies in flight there. */
+  segment(topic: string, options?: SegmentOptions): Segment;
+  /** A one-packet segment to every matching dish; returns how many took it. */
+  datagram(topic: string, payload: Bytes): number;
+  dishCount(): number;
+  /** Whole segments lost over every dish. */
+  dropped(): number;
+  dishDrops(): DishDrops[];
+  path(): string;
+}
+
+/** One segment being written. Always finish it: an unfinished copy holds a dish's recv until superseded. */
+export class Segment extends Handle {
+  private constructor();
+  /** Writes to layer 0; returns the copies that took the chunk. */
+  write(chunk: Bytes): number;
+  /** Writes to layer 0..15 (above: LimitExceeded). */
+  writeLayer(layer: number, chunk: Bytes): number;
+  finishLayer(layer: number): void;
+  /** Ends every layer; returns the copies not lost (a second call throws NoReply). */
+  finish(): number;
+  /** The segment's number on its topic (from 0). */
+  number(): number;
+}
+
+/** DISH, the dialling side: joins topics on radios and receives their segments. */
+export class Dish extends Handle {
+  private constructor();
+  connect(url: string, options?: CallOptions): Promise<void>;
+  /** Joins filter ("cam.#", "" for every topic); joining again updates the terms. */
+  join(filter: string, options?: JoinOptions): Promise<void>;
+  leave(filter: string, options?: CallOptions): Promise<void>;
+  /** The next segment or datagram segment under maxBytes (above: LimitExceeded, the dish goes on). */
+  recv(maxBytes: number | bigint, options?: CallOptions): Promise<DishMessage>;
+  messages(maxBytes: number | bigint, options?: CallOptions): AsyncGenerator<DishMessage, void, undefined>;
+  peerCount(): number;
+  /** Each connected URL's statistics, in connect order (transport null over a local transport). */
+  connectionStats(): ConnectionStats[];
 }
 
 /** An outgoing streamed transfer. Closing it unfinished resets it. */

@@ -20,6 +20,8 @@ const { Cursors, Reporter } = require('./lib/cursors');
 const { Requester, Request, Replier, Pusher, Puller, Publisher, Subscriber } = require('./lib/patterns');
 const { Paired, Surveyor, Respondent, BusMember } = require('./lib/peers');
 const { Runtime, Binding } = require('./lib/runtime');
+const { Radio, Segment, Dish, DishDrops } = require('./lib/radio');
+const { ConnectionStats, TransportStats, PathStats, UdpCounts, RemoteStats } = require('./lib/stats');
 const { version } = require('./package.json');
 
 // The addon builds these for completions and failures.
@@ -82,10 +84,19 @@ module.exports = {
   Reply,
   Cursors,
   Reporter,
+  Radio,
+  Segment,
+  Dish,
   Trust,
   Identity,
   IncomingMeta,
   Survey,
+  DishDrops,
+  ConnectionStats,
+  TransportStats,
+  PathStats,
+  UdpCounts,
+  RemoteStats,
   ...errorClasses,
   diagnostics,
 };

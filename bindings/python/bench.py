@@ -2,7 +2,7 @@
 BenchmarkPush64B (core/bench_test.go): both ends in one process over QUIC
 on loopback, one connection established before the clock starts.
 
-    python bench.py [--n N]
+    python bench.py [--n N] [--server thread|process] [--weida PATH]
 
   reqrep-1KiB    one 1 KiB request and its 1 KiB echo, one after another:
                  median, p99 and mean round trip (µs)
@@ -10,7 +10,11 @@ on loopback, one connection established before the clock starts.
                  read them all (msgs/s); asyncio also with 64 sends in flight
 
 The echo server and the draining puller are weida.sync threads in every
-case, so the surfaces differ only on the measured (client) side.
+case, so the surfaces differ only on the measured (client) side. With
+--server process they are instead two `weida serve` processes (--echo and
+--sink; the Go CLI, `go build -o /tmp/weida ./cmd/weida`, named by --weida
+or WEIDA_CLI): the client then shares neither the GIL nor the library's
+threads with the server, and the figures are the binding's alone.
 
 Besides its human-readable lines it prints one JSON line per surface and
 workload, the form tests/bench (build/bench.sh) reads beside the Node
@@ -27,7 +31,9 @@ import argparse
 import asyncio
 import json
 import math
+import os
 import statistics
+import subprocess
 import threading
 import time
 
@@ -65,6 +71,51 @@ def serve(n_requests: int, milestones: list):
     return (runtime, binding, replier, puller), binding.url("/echo"), binding.url("/sink"), drained
 
 
+def serve_process(weida_cli: str, milestones: list):
+    """serve()'s twin with `weida serve --echo` and `--sink` processes. The
+    sink writes every payload to its stdout; counting those bytes tells when
+    the puller has read so many 64-byte messages."""
+    def start(role: str, path: str) -> subprocess.Popen:
+        proc = subprocess.Popen([weida_cli, "serve", role, f"weida://127.0.0.1:0{path}"],
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        procs.append(proc)
+        return proc
+
+    procs: list = []
+    echo, sink = start("--echo", "/echo"), start("--sink", "/sink")
+    echo_url = echo.stdout.readline().decode().strip()
+    sink_url = sink.stdout.readline().decode().strip()
+    drained = [threading.Event() for _ in milestones]
+
+    def count() -> None:
+        read, fd = 0, sink.stdout.fileno()
+        for milestone, event in zip(milestones, drained):
+            while read < milestone * 64:
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    return
+                read += len(chunk)
+            event.set()
+
+    threading.Thread(target=count, daemon=True).start()
+    return procs, echo_url, sink_url, drained
+
+
+def servers(args, n_requests: int, milestones: list):
+    """The echo and sink the run's --server names."""
+    if args.server == "process":
+        return serve_process(args.weida, milestones)
+    return serve(n_requests, milestones)
+
+
+def stop(keep) -> None:
+    """Ends `weida serve` processes (a thread server ends with the process)."""
+    if isinstance(keep, list):
+        for proc in keep:
+            proc.terminate()
+            proc.wait()
+
+
 def figures(surface: str, workload: str, median_us=None, p99_us=None, msgs_per_s=None) -> None:
     """One JSON line for tests/bench."""
     line = {"surface": surface, "workload": workload, "median_us": median_us, "p99_us": p99_us, "msgs_per_s": msgs_per_s}
@@ -88,8 +139,8 @@ def rate(name: str, n: int, seconds: float) -> None:
     print(f"{name:28s} {n / seconds:10.0f} msgs/s  ({seconds / n * 1e6:.1f} µs/msg)")
 
 
-def bench_sync(n: int) -> None:
-    keep, echo_url, sink_url, (drained,) = serve(n + 1, [n + 1])
+def bench_sync(args, n: int) -> None:
+    keep, echo_url, sink_url, (drained,) = servers(args, n + 1, [n + 1])
     client = weida.sync.Runtime()
     requester = client.requester(weida.Trust.by_address())
     requester.connect(echo_url)
@@ -113,11 +164,12 @@ def bench_sync(n: int) -> None:
     seconds = time.perf_counter() - start
     rate("sync push-64B", n, seconds)
     figures("python-sync", "push_64b", msgs_per_s=n / seconds)
+    stop(keep)
 
 
-async def bench_asyncio(n: int) -> None:
+async def bench_asyncio(args, n: int) -> None:
     windowed = n // WINDOW * WINDOW
-    keep, echo_url, sink_url, (sequential_drained, drained) = serve(n + 1, [1 + n, 1 + n + windowed])
+    keep, echo_url, sink_url, (sequential_drained, drained) = servers(args, n + 1, [1 + n, 1 + n + windowed])
     loop = asyncio.get_running_loop()
     client = weida.Runtime()
     requester = client.requester(weida.Trust.by_address())
@@ -148,16 +200,23 @@ async def bench_asyncio(n: int) -> None:
     await loop.run_in_executor(None, drained.wait)
     if windowed:  # a run shorter than one window has no windowed figure
         rate(f"asyncio push-64B x{WINDOW}", windowed, time.perf_counter() - start)
+    stop(keep)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=3000, help="operations per figure")
-    n = ap.parse_args().n
+    ap.add_argument("--server", choices=("thread", "process"), default="thread",
+                    help="echo and sink as weida.sync threads here, or as `weida serve` processes")
+    ap.add_argument("--weida", default=os.environ.get("WEIDA_CLI", "weida"),
+                    help="the weida CLI for --server process (default: $WEIDA_CLI, else weida on PATH)")
+    args = ap.parse_args()
+    n = args.n
     if n < 1:
         ap.error(f"--n must be at least 1, got {n}")
-    bench_sync(n)
-    asyncio.run(bench_asyncio(n))
+    print(f"server: {args.server}")
+    bench_sync(args, n)
+    asyncio.run(bench_asyncio(args, n))
 
 
 if __name__ == "__main__":

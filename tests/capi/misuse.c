@@ -102,8 +102,12 @@ static void bad_options_and_deadlines(world_t *w) {
     weida_runtime_opts_t o = {0};
     EXPECT_CODE(weida_runtime_new(&o, &rt), WEIDA_EINVAL); /* size unset */
     o.size = sizeof o;
+    o.datagrams = 2; /* a flag is 0 or 1 */
+    EXPECT_CODE(weida_runtime_new(&o, &rt), WEIDA_EINVAL);
     o.datagrams = 1;
+    o.path_report = 1;
     EXPECT_CODE(weida_runtime_new(&o, &rt), WEIDA_EUNSUPPORTED);
+    o.path_report = 0;
     /* a newer caller's struct: larger, with its unknown tail zero, is fine */
     struct {
         weida_runtime_opts_t known;
@@ -153,7 +157,9 @@ static void meta_fields(world_t *w) {
     /* No ordering guarantee was agreed: the number is absent, not refused. */
     CHECK(weida_meta_uint(m, WEIDA_META_SEQUENCE, &v, &present));
     EXPECT(!present, "no sequence without an ordering guarantee");
-    EXPECT_CODE(weida_meta_uint(m, WEIDA_META_SEGMENT, &v, &present), WEIDA_EUNSUPPORTED);
+    /* Only a dish's message has a segment number and layer. */
+    CHECK(weida_meta_uint(m, WEIDA_META_SEGMENT, &v, &present));
+    EXPECT(!present && v == 0, "a push has no segment number");
     uint64_t levels[2];
     size_t n;
     EXPECT_CODE(weida_meta_report_levels(m, levels, 2, NULL, &present), WEIDA_EINVAL);
@@ -165,6 +171,49 @@ static void meta_fields(world_t *w) {
     CHECK(weida_close(m));
     CHECK(weida_close(push));
     CHECK(weida_close(p));
+}
+
+/* RADIO/DISH options and arrays: what the ABI cannot read is EINVAL, what
+ * the library judges keeps its own code; roles are checked as everywhere. */
+static void radio_misuse(world_t *w) {
+    weida_radio_t r;
+    weida_dish_t d;
+    weida_segment_t seg;
+    CHECK(weida_binding_radio(w->binding, "/radio", &r));
+    CHECK(weida_runtime_dish(w->rt, w->trust, NULL, &d));
+    weida_radio_t twice;
+    EXPECT_CODE(weida_binding_radio(w->binding, "/radio", &twice), WEIDA_EALREADY_REGISTERED);
+    weida_segment_opts_t so = {.size = sizeof so, .priority = 40000};
+    EXPECT_CODE(weida_radio_segment(r, "t", &so, &seg), WEIDA_EINVAL);
+    EXPECT(seg == 0, "a refused segment leaves no handle");
+    so = (weida_segment_opts_t){.size = sizeof so, .follows_upstream = 2};
+    EXPECT_CODE(weida_radio_segment(r, "t", &so, &seg), WEIDA_EINVAL);
+    weida_join_opts_t jo = {.size = sizeof jo, .max_layer = 3}; /* a cap without cap_layers */
+    EXPECT_CODE(weida_dish_join(d, "t", &jo), WEIDA_EINVAL);
+    jo = (weida_join_opts_t){.size = sizeof jo, .cap_layers = 1, .max_layer = 16};
+    EXPECT_CODE(weida_dish_join(d, "t", &jo), WEIDA_ELIMIT);
+    EXPECT_CODE(weida_dish_join(d, "a#", NULL), WEIDA_EPROTOCOL);
+    EXPECT_CODE(weida_dish_join(d, NULL, NULL), WEIDA_EINVAL);
+    size_t n = 7, reached;
+    weida_dish_drops_t drops[1] = {{.size = 0}};
+    EXPECT_CODE(weida_radio_dish_drops(r, drops, 1, &n), WEIDA_EINVAL); /* size unset */
+    EXPECT_CODE(weida_radio_dish_drops(r, NULL, 1, &n), WEIDA_EINVAL);
+    CHECK(weida_radio_dish_drops(r, NULL, 0, &n));
+    EXPECT(n == 0, "no dish joined, got %zu", n);
+    EXPECT_CODE(weida_radio_datagram(r, "t", NULL, 1, &reached), WEIDA_EINVAL);
+    EXPECT_CODE(weida_radio_datagram((weida_radio_t)d, "t", "x", 1, &reached), WEIDA_EBADHANDLE);
+    CHECK(weida_radio_segment(r, "t", NULL, &seg));
+    EXPECT_CODE(weida_segment_write_layer(seg, 16, "x", 1, &reached), WEIDA_ELIMIT);
+    EXPECT_CODE(weida_segment_finish_layer(seg, 99), WEIDA_ELIMIT);
+    CHECK(weida_segment_finish_layer(seg, 0));
+    EXPECT_CODE(weida_segment_write(seg, "x", 1, &reached), WEIDA_ENOREPLY);
+    uint64_t number = 9;
+    CHECK(weida_segment_number(seg, &number));
+    EXPECT(number == 0, "the first segment of a topic is 0, got %llu", (unsigned long long)number);
+    EXPECT_CODE(weida_dish_recv(d, 1, NULL, NULL), WEIDA_EINVAL);
+    CHECK(weida_close(seg));
+    CHECK(weida_close(d));
+    CHECK(weida_close(r));
 }
 
 /* Cursors and reporters refuse bad input like every other handle. */
@@ -227,6 +276,7 @@ int main(void) {
     short_buffers(&w);
     bad_options_and_deadlines(&w);
     meta_fields(&w);
+    radio_misuse(&w);
     cursor_misuse(&w);
     world_close(&w);
     example_no_leaks();

@@ -8,7 +8,9 @@
 #   3. with Go removed from PATH and the working directory outside the
 #      source tree: every bindings/node/test/*.test.mjs, copied there, under
 #      node --test (each test bounded by --test-timeout, the whole run by
-#      timeout 600, so a hang fails instead of blocking).
+#      timeout 600, so a hang fails instead of blocking). The broker tests
+#      start the `weida` CLI, built before Go leaves PATH and named by
+#      WEIDA_CLI.
 #
 # The last line is "N passed, N failed"; the exit status is non-zero on any
 # failure, including a failed build or install (counted as one failure).
@@ -25,6 +27,7 @@ setup_failed() {
 }
 
 ./build/npm.sh || setup_failed "building the tarball"
+go build -o "$work/weida" ./cmd/weida || setup_failed "building the weida CLI"
 tarballs=(dist/weida-*.tgz)
 [ ${#tarballs[@]} -eq 1 ] && [ -f "${tarballs[0]}" ] || setup_failed "finding exactly one dist/weida-*.tgz"
 
@@ -52,7 +55,7 @@ cp "$repo"/bindings/node/test/*.mjs test/
 
 echo "== node: node --test, against the installed package (no go on PATH)"
 status=0
-PATH="$nogo" WEIDA_HEADER="$repo/include/weida.h" timeout 600 node --test --test-timeout=15000 \
+PATH="$nogo" WEIDA_HEADER="$repo/include/weida.h" WEIDA_CLI="$work/weida" timeout 600 node --test --test-timeout=15000 \
 	--test-reporter=spec --test-reporter-destination=stdout \
 	--test-reporter=tap --test-reporter-destination="$work/results.tap" \
 	test/*.test.mjs || status=$?

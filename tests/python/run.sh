@@ -8,7 +8,8 @@
 #   3. with Go removed from PATH and the working directory outside the
 #      source tree: smoke.py under a 30 s bound, then every test module of
 #      bindings/python/tests (each test under a 15 s bound, a watchdog kills a
-#      hang) via tests/python/runner.py.
+#      hang) via tests/python/runner.py. The broker tests start the `weida`
+#      CLI, built before Go leaves PATH and named by WEIDA_CLI.
 #
 # The last line is "N passed, N failed"; the exit status is non-zero on any
 # failure, including a failed build or install (counted as one failure).
@@ -25,6 +26,7 @@ setup_failed() {
 }
 
 ./build/wheel.sh || setup_failed "building the wheel"
+go build -o "$work/weida" ./cmd/weida || setup_failed "building the weida CLI"
 wheels=(dist/weida-*.whl)
 [ ${#wheels[@]} -eq 1 ] && [ -f "${wheels[0]}" ] || setup_failed "finding exactly one dist/weida-*.whl"
 
@@ -45,7 +47,7 @@ PATH="$nogo" "$work/venv/bin/python" -m pip install --quiet --no-index --disable
 echo "== python: smoke.py and the tests, against the installed package"
 cd "$work"
 status=0
-PATH="$nogo" PYTHONDONTWRITEBYTECODE=1 timeout 600 "$work/venv/bin/python" "$repo/tests/python/runner.py" |
+PATH="$nogo" PYTHONDONTWRITEBYTECODE=1 WEIDA_CLI="$work/weida" timeout 600 "$work/venv/bin/python" "$repo/tests/python/runner.py" |
 	tee "$work/runner.log" || status=$?
 # A hung test is killed by the watchdog (or timeout) before the runner can
 # print its closing line: say so in the same form.

@@ -9,6 +9,7 @@ const native = require('./native');
 const { Handle, waiting, incoming } = require('./handle');
 const { FanOut } = require('./streams');
 const { sendOrdering, openOrdering } = require('./cursors');
+const { connectionStats } = require('./stats');
 
 /** The asking side of Req/Rep: dials repliers, round-robin. */
 class Requester extends Handle {
@@ -48,6 +49,15 @@ class Requester extends Handle {
   /** Live connections. */
   peerCount() {
     return native.requesterPeerCount(this._h);
+  }
+
+  /**
+   * Each connected URL's statistics, in connect order: `transport` is null
+   * over a local transport and while a URL is down.
+   * @returns {ConnectionStats[]}
+   */
+  connectionStats() {
+    return connectionStats(native.requesterConnectionStats(this._h));
   }
 }
 
@@ -155,6 +165,15 @@ class Pusher extends Handle {
   /** Live connections. */
   peerCount() {
     return native.pusherPeerCount(this._h);
+  }
+
+  /**
+   * Each connected URL's statistics, in connect order: `transport` is null
+   * over a local transport and while a URL is down.
+   * @returns {ConnectionStats[]}
+   */
+  connectionStats() {
+    return connectionStats(native.pusherConnectionStats(this._h));
   }
 
   /** Outbox bodies dropped or lost before they could be written. */
@@ -271,6 +290,13 @@ class Publisher extends Handle {
 /**
  * The subscribing side of Pub/Sub: dials publishers, receives the copies
  * whose topic matches one of its filters.
+ *
+ * It is also a queue's consumer (`weida broker`): subscribe to the queue's
+ * path, `grant` credit, receive with `recvReporting` and settle each
+ * message by reporting `PROCESSED` at its length and finishing the
+ * reporter. A message given back (`PROCESSED` below its length, then
+ * `finish`), or held by a consumer that goes away, comes again with
+ * `meta.deliveryAttempt` above 1: delivery is at least once.
  */
 class Subscriber extends Handle {
   /**
@@ -324,6 +350,50 @@ class Subscriber extends Handle {
   }
 
   /**
+   * Sets a queue's credit: `limit` is the total number of messages each
+   * subscription (one per filter per connection) accepts since it was
+   * made — absolute, not a delta, so a repeated grant changes nothing.
+   * Credit starts at 0, so a queue delivers nothing before the first
+   * grant; to take n more, grant what was received plus n. A grant not
+   * above `granted()` is ignored (credit never drops). Later connections
+   * get it too, but a redial makes new subscriptions that start over, so
+   * up to `limit` may come again there. A publisher that is not a queue
+   * ignores credit.
+   * @param {number | bigint} limit a non-negative integer; a bigint above 2^64-1 is 2^64-1 (every message)
+   * @param {{signal?: AbortSignal}} [options]
+   * @returns {Promise<void>}
+   */
+  grant(limit, options) {
+    return waiting(options, () => native.subscriberGrant(this._h, limit, this));
+  }
+
+  /**
+   * The standing grant; 0 before the first (a Number: above 2^53 it is
+   * approximate).
+   * @returns {number}
+   */
+  granted() {
+    return native.subscriberGranted(this._h);
+  }
+
+  /**
+   * `recv` that also hands over the `Reporter` of the report the sender
+   * ordered (null when it ordered none). A queue's delivery always orders
+   * `PROCESSED`: report it at `payload.length` once the message is
+   * handled, then `finish` — until then the queue holds it unsettled. To
+   * give it back, report `PROCESSED` at 0 and finish. (A reporter closed
+   * with nothing reported holds the message until the subscription or
+   * connection ends.) A payload above `maxBytes` rejects with
+   * `LimitExceeded` and is given back at once.
+   * @param {number} maxBytes
+   * @param {{signal?: AbortSignal}} [options]
+   * @returns {Promise<{payload: Buffer, meta: import('./values').IncomingMeta, reporter: import('./cursors').Reporter | null}>}
+   */
+  recvReporting(maxBytes, options) {
+    return waiting(options, () => native.subscriberRecvReporting(this._h, maxBytes, this));
+  }
+
+  /**
    * The copies, for `for await`, until this subscriber is closed.
    * @param {number} maxBytes
    * @param {{signal?: AbortSignal}} [options]
@@ -336,6 +406,15 @@ class Subscriber extends Handle {
   /** Live publisher connections: the only sign a publisher is gone. */
   peerCount() {
     return native.subscriberPeerCount(this._h);
+  }
+
+  /**
+   * Each connected URL's statistics, in connect order: `transport` is null
+   * over a local transport and while a URL is down.
+   * @returns {ConnectionStats[]}
+   */
+  connectionStats() {
+    return connectionStats(native.subscriberConnectionStats(this._h));
   }
 
   /** Filters held. */

@@ -6,6 +6,7 @@
 const native = require('./native');
 const { Handle, waiting, incoming } = require('./handle');
 const { sendOrdering, openOrdering } = require('./cursors');
+const { connectionStats } = require('./stats');
 
 /**
  * One end of a PAIR: `Runtime.pair` dials, `Binding.pair` is bound. A
@@ -93,6 +94,15 @@ class Paired extends Handle {
   peerCount() {
     return native.pairedPeerCount(this._h);
   }
+
+  /**
+   * The dialled URL's statistics (`[]` on a bound PAIR, which dials
+   * nothing): `transport` is null over a local transport and while down.
+   * @returns {ConnectionStats[]}
+   */
+  connectionStats() {
+    return connectionStats(native.pairedConnectionStats(this._h));
+  }
 }
 
 /** The asking side of SURVEY: every survey asks every live respondent. */
@@ -124,6 +134,15 @@ class Surveyor extends Handle {
   /** Live respondents. */
   peerCount() {
     return native.surveyorPeerCount(this._h);
+  }
+
+  /**
+   * Each connected URL's statistics, in connect order: `transport` is null
+   * over a local transport and while a URL is down.
+   * @returns {ConnectionStats[]}
+   */
+  connectionStats() {
+    return connectionStats(native.surveyorConnectionStats(this._h));
   }
 }
 
@@ -202,6 +221,15 @@ class BusMember extends Handle {
   /** Live connections. */
   peerCount() {
     return native.busPeerCount(this._h);
+  }
+
+  /**
+   * Each connected URL's statistics, in connect order: `transport` is null
+   * over a local transport and while a URL is down.
+   * @returns {ConnectionStats[]}
+   */
+  connectionStats() {
+    return connectionStats(native.busConnectionStats(this._h));
   }
 
   /** Copies dropped. */

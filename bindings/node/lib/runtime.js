@@ -8,23 +8,32 @@ const { Handle, waiting, expect } = require('./handle');
 const { Trust, Identity } = require('./values');
 const { Requester, Replier, Pusher, Puller, Publisher, Subscriber } = require('./patterns');
 const { Paired, Surveyor, Respondent, BusMember } = require('./peers');
+const { Radio, Dish } = require('./radio');
 
 const U32_MAX = 2 ** 32 - 1;
 
 /**
- * One QUIC socket serving its runtime's paths (from `Runtime.bind`).
+ * One QUIC socket, in-process bus or unix socket serving its runtime's paths
+ * (from `Runtime.bind`, `bindInproc` or `bindUnix`).
  * Registrations throw `AlreadyRegistered` / `InvalidEndpointPath`; closing
  * the binding stops serving its socket.
  */
 class Binding extends Handle {
-  /** The bound `"ip:port"`, with the real port. */
+  /**
+   * The bound `"ip:port"`, with the real port; the bus name of an
+   * in-process binding, the socket path of a unix one.
+   */
   localAddr() {
     return native.bindingLocalAddr(this._h);
   }
 
-  /** `"sha256:…"` of the key this binding proves. */
+  /**
+   * `"sha256:…"` of the key this binding proves; null for an in-process or
+   * unix binding, which proves none.
+   * @returns {string | null}
+   */
   fingerprint() {
-    return native.bindingFingerprint(this._h);
+    return native.bindingFingerprint(this._h) || null;
   }
 
   /**
@@ -60,6 +69,11 @@ class Binding extends Handle {
     return new Respondent(native.bindingRespondent(this._h, path));
   }
 
+  /** @param {string} path the RADIO endpoint's path: lossy fan-out of segments to dishes */
+  radio(path) {
+    return new Radio(native.bindingRadio(this._h, path));
+  }
+
   /**
    * A BUS member bound at `path` that dials other members under `trust`.
    * @param {string} path
@@ -79,7 +93,9 @@ class Runtime extends Handle {
   /**
    * @param {{workerThreads?: number, datagrams?: boolean, pathReport?: boolean}} [options]
    *   `workerThreads` is accepted for parity (Go schedules itself);
-   *   `datagrams` and `pathReport` are not built yet (`Unsupported`).
+   *   `datagrams` turns on datagram flows (a 64 KiB receive budget; both
+   *   ends need it, e.g. for `Radio.datagram`); `pathReport` is not built
+   *   yet (`Unsupported`).
    */
   constructor(options = {}) {
     const { workerThreads = 1, datagrams = false, pathReport = false } = options;
@@ -102,6 +118,32 @@ class Runtime extends Handle {
   async bind(addr, identity) {
     const id = expect(identity, Identity, 'identity')._handle();
     return new Binding(native.bindQuic(this._h, addr, id));
+  }
+
+  /**
+   * Serves this runtime's paths on the in-process bus named `bus`:
+   * endpoints of any runtime in this thread's process dial
+   * `weida+inproc://<bus>/<path>`, with no socket and no TLS. The name is
+   * 1..256 bytes without `@`, `/` or control bytes (`InvalidAddress`) and
+   * unique in the process (`AddressInUse`). Nothing waits, so no Promise.
+   * @param {string} bus
+   * @returns {Binding}
+   */
+  bindInproc(bus) {
+    return new Binding(native.bindInproc(this._h, bus));
+  }
+
+  /**
+   * Serves this runtime's paths on the unix socket at `path` (mode 0600),
+   * dialled as `weida+unix://<percent-encoded path>/<path>`; a stale socket
+   * file is replaced, a live one is `AddressInUse`. Peers are proved by the
+   * kernel: `IncomingMeta.peer` is `"uid=… gid=… pid=…"`. An addition to
+   * SURFACE.md §2.3. Nothing waits, so no Promise.
+   * @param {string} path
+   * @returns {Binding}
+   */
+  bindUnix(path) {
+    return new Binding(native.bindUnix(this._h, path));
   }
 
   /** @param {Trust} trust how servers are verified */
@@ -127,6 +169,11 @@ class Runtime extends Handle {
   /** @param {Trust} trust a SURVEY asker; every survey asks every connected respondent */
   surveyor(trust) {
     return new Surveyor(native.runtimeSurveyor(this._h, expect(trust, Trust, 'trust')._h, 0n));
+  }
+
+  /** @param {Trust} trust how radios are verified */
+  dish(trust) {
+    return new Dish(native.runtimeDish(this._h, expect(trust, Trust, 'trust')._h, 0n));
   }
 
   /**

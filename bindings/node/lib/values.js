@@ -86,9 +86,10 @@ class Identity extends Handle {
 }
 
 /**
- * What arrived with a message: 13 fields, each `null` when the sender (or,
- * for `peer`, the transport) said nothing. `peer` is the key the transport
- * proved, never a header.
+ * What arrived with a message: 15 fields, each `null` when the sender (or,
+ * for `peer`, the transport) said nothing — except `report` (`[]`) and
+ * `deliveryAttempt` (1). `peer` is the key the transport proved or, over
+ * a unix socket, the principal the kernel proved; never a header.
  */
 class IncomingMeta {
   constructor() {
@@ -100,7 +101,7 @@ class IncomingMeta {
     this.contentType = null;
     /** @type {string | null} the topic of a fan-out copy */
     this.topic = null;
-    /** @type {string | null} `sha256:…` the transport proved; null for an anonymous peer */
+    /** @type {string | null} `sha256:…` the transport proved, `uid=… gid=… pid=…` over a unix socket; null for an anonymous or in-process peer */
     this.peer = null;
     /** @type {number | null} */
     this.sequence = null;
@@ -118,6 +119,20 @@ class IncomingMeta {
     this.segment = null;
     /** @type {number | null} */
     this.layer = null;
+    /**
+     * How many times a queue handed this message out, this one included;
+     * 1 when unwritten (the first attempt). Above 1 it means only "this may
+     * be a duplicate", never why earlier attempts did not settle.
+     * @type {number}
+     */
+    this.deliveryAttempt = 1;
+    /**
+     * On a reply: the level the answering hop certifies for the request (a
+     * queue's confirm: `ACCEPTED`, or `STORED` at its configured
+     * durability); null claims nothing beyond the transport receipt.
+     * @type {number | null}
+     */
+    this.achieved = null;
   }
 }
 

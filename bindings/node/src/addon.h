@@ -71,7 +71,8 @@ enum shape {
     SHAPE_READ,     /* n = a bytes of the op's buffer; WEIDA_END -> empty Buffer */
     SHAPE_CURSORS,  /* cursors a -> new Cursors(a), or null when a = 0 */
     SHAPE_REPORTING, /* {payload, meta, reporter: new Reporter(b, parent) or null} */
-    SHAPE_CHANGED   /* true; WEIDA_END -> false (the report ended) */
+    SHAPE_CHANGED,  /* true; WEIDA_END -> false (the report ended) */
+    SHAPE_DISH      /* msg a of enum weida_dish_kind b -> {kind, payload, meta} (msg closed) */
 };
 
 /* One pending _async call. Owned by the bridge from op_new to settlement. */
@@ -97,6 +98,8 @@ bool arg_bytes(napi_env env, napi_value v, const char *what, const void **data, 
 bool arg_text(napi_env env, napi_value v, const char *what, char **out);
 /* A byte ceiling: a non-negative integer Number or BigInt. */
 bool arg_ceiling(napi_env env, napi_value v, const char *what, size_t *out);
+/* A queue credit (a message count), read as a ceiling is, in a uint64_t. */
+bool arg_credit(napi_env env, napi_value v, const char *what, uint64_t *out);
 /* Seconds: any Number; the library judges finite and not negative. */
 bool arg_seconds(napi_env env, napi_value v, const char *what, double *out);
 /* An unsigned 64-bit level or offset: a Number (non-negative integer) or a
@@ -194,6 +197,8 @@ extern const export_fn_t fn_patterns[]; /* Req/Rep, Push/Pull, Pub/Sub */
 extern const export_fn_t fn_peers[];    /* PAIR, SURVEY, BUS */
 extern const export_fn_t fn_streams[];  /* streams, reply, fan-out, messages */
 extern const export_fn_t fn_cursors[];  /* report orders, cursors, reporters */
+extern const export_fn_t fn_radio[];    /* RADIO/DISH */
+extern const export_fn_t fn_local[];    /* local binds, connection statistics */
 
 /* ---- shared wrapper macros -------------------------------------------- */
 

@@ -125,7 +125,9 @@ bool arg_text(napi_env env, napi_value v, const char *what, char **out) {
     return true;
 }
 
-bool arg_ceiling(napi_env env, napi_value v, const char *what, size_t *out) {
+/* A count of units (bytes, messages): a non-negative integer Number, or a
+ * BigInt, which above 2^64-1 is 2^64-1 (no bound to speak of). */
+static bool arg_unsigned(napi_env env, napi_value v, const char *what, const char *unit, uint64_t *out) {
     napi_valuetype t;
     napi_typeof(env, v, &t);
     char msg[256];
@@ -139,22 +141,33 @@ bool arg_ceiling(napi_env env, napi_value v, const char *what, size_t *out) {
             napi_throw_range_error(env, "ERR_OUT_OF_RANGE", msg);
             return false;
         }
-        /* Above 2^64 bytes there is no ceiling to speak of. */
-        *out = words > 1 ? SIZE_MAX : (size_t)low;
+        *out = words > 1 ? UINT64_MAX : low;
         return true;
     }
     if (t != napi_number) {
-        return type_error(env, what, "a number of bytes", v);
+        snprintf(msg, sizeof msg, "a number of %s", unit);
+        return type_error(env, what, msg, v);
     }
     double d;
     napi_get_value_double(env, v, &d);
     if (!(d >= 0) || d != floor(d) || d > MAX_SAFE_INTEGER) {
-        snprintf(msg, sizeof msg, "%s must be a non-negative integer number of bytes (got %g)", what, d);
+        snprintf(msg, sizeof msg, "%s must be a non-negative integer number of %s (got %g)", what, unit, d);
         napi_throw_range_error(env, "ERR_OUT_OF_RANGE", msg);
         return false;
     }
-    *out = (size_t)d;
+    *out = (uint64_t)d;
     return true;
+}
+
+bool arg_ceiling(napi_env env, napi_value v, const char *what, size_t *out) {
+    uint64_t n;
+    if (!arg_unsigned(env, v, what, "bytes", &n)) return false;
+    *out = n > SIZE_MAX ? SIZE_MAX : (size_t)n;
+    return true;
+}
+
+bool arg_credit(napi_env env, napi_value v, const char *what, uint64_t *out) {
+    return arg_unsigned(env, v, what, "messages", out);
 }
 
 bool arg_seconds(napi_env env, napi_value v, const char *what, double *out) {

@@ -1,7 +1,7 @@
 /*
  * fn_cursors.c — completion reports: the ordering forms of send, open and
  * receive, a sender's cursors and a receiver's reporter (weida.h's "Cursors
- * and reporters" and the *_reporting calls of Push/Pull and PAIR).
+ * and reporters" and the *_reporting calls of Push/Pull, Pub/Sub and PAIR).
  */
 #include "addon.h"
 
@@ -64,6 +64,9 @@ NAPI_FN(PusherSendReporting) { return send_reporting(env, info, weida_pusher_sen
 NAPI_FN(PusherOpenReporting) { return open_reporting(env, info, weida_pusher_open_reporting_async); }
 NAPI_FN(PullerRecvReporting) {
     return call_with_ceiling(env, info, "maxBytes", SHAPE_REPORTING, weida_puller_recv_reporting_async);
+}
+NAPI_FN(SubscriberRecvReporting) {
+    return call_with_ceiling(env, info, "maxBytes", SHAPE_REPORTING, weida_subscriber_recv_reporting_async);
 }
 NAPI_FN(PairedSendReporting) { return send_reporting(env, info, weida_paired_send_reporting_async); }
 NAPI_FN(PairedOpenReporting) { return open_reporting(env, info, weida_paired_open_reporting_async); }
@@ -171,6 +174,7 @@ const export_fn_t fn_cursors[] = {
     {"pusherSendReporting", PusherSendReporting},
     {"pusherOpenReporting", PusherOpenReporting},
     {"pullerRecvReporting", PullerRecvReporting},
+    {"subscriberRecvReporting", SubscriberRecvReporting},
     {"pairedSendReporting", PairedSendReporting},
     {"pairedOpenReporting", PairedOpenReporting},
     {"pairedRecvReporting", PairedRecvReporting},

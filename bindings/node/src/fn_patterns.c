@@ -120,6 +120,15 @@ NAPI_FN(SubscriberRecv) {
 NAPI_FN(SubscriberRecvStream) {
     return call_plain(env, info, SHAPE_ISTREAM, weida_subscriber_recv_stream_async);
 }
+NAPI_FN(SubscriberGrant) { /* (h, limit, self) -> Promise<void> */
+    napi_value argv[3];
+    uint64_t h, limit;
+    if (!get_args(env, info, 3, argv) || !arg_handle(env, argv[0], &h) || !arg_credit(env, argv[1], "limit", &limit)) {
+        return rejected_by_exception(env);
+    }
+    START_OP(SHAPE_UNIT, argv[2], weida_subscriber_grant_async(h, limit, on_done, p, &op));
+}
+NAPI_FN(SubscriberGranted) { return count_u64(env, info, weida_subscriber_granted); }
 NAPI_FN(SubscriberPeerCount) { return count_size(env, info, weida_subscriber_peer_count); }
 NAPI_FN(SubscriberFilterCount) { return count_size(env, info, weida_subscriber_filter_count); }
 
@@ -152,6 +161,8 @@ const export_fn_t fn_patterns[] = {
     {"subscriberUnsubscribe", SubscriberUnsubscribe},
     {"subscriberRecv", SubscriberRecv},
     {"subscriberRecvStream", SubscriberRecvStream},
+    {"subscriberGrant", SubscriberGrant},
+    {"subscriberGranted", SubscriberGranted},
     {"subscriberPeerCount", SubscriberPeerCount},
     {"subscriberFilterCount", SubscriberFilterCount},
     {NULL, NULL},

@@ -16,6 +16,7 @@ static const struct {
     {"contentType", WEIDA_META_CONTENT_TYPE},
     {"topic", WEIDA_META_TOPIC},
     {"peer", WEIDA_META_PEER},
+    {"peer", WEIDA_META_LOCAL_PEER}, /* a unix peer's uid; never present beside a key */
     {"traceparent", WEIDA_META_TRACEPARENT},
 };
 
@@ -31,6 +32,8 @@ static struct {
     {"reportId", WEIDA_META_REPORT_ID, 0},
     {"segment", WEIDA_META_SEGMENT, 0},
     {"layer", WEIDA_META_LAYER, 0},
+    {"deliveryAttempt", WEIDA_META_DELIVERY_ATTEMPT, 0}, /* absent: the constructor's 1 stays */
+    {"achieved", WEIDA_META_ACHIEVED, 0},
 };
 
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -266,6 +269,12 @@ napi_value shape_value(napi_env env, op_t *p) {
         return child(env, CTOR_CURSORS, p->a, js_undefined(env));
     case SHAPE_REPORTING:
         return take_reporting(env, p);
+    case SHAPE_DISH: {
+        napi_value msg = take_msg(env, p->a);
+        const char *kind = p->b == WEIDA_DISH_DATAGRAM ? "datagram" : "segment";
+        if (msg == NULL || !set(env, msg, "kind", js_string(env, kind))) return NULL;
+        return msg;
+    }
     case SHAPE_CHANGED: {
         napi_value moved;
         napi_get_boolean(env, p->code == WEIDA_OK, &moved);
@@ -279,7 +288,7 @@ napi_value shape_value(napi_env env, op_t *p) {
 int shape_owned(int shape) {
     switch (shape) {
     case SHAPE_PAYLOAD: case SHAPE_MSG: case SHAPE_REQUEST: case SHAPE_OSTREAM:
-    case SHAPE_ISTREAM: case SHAPE_SURVEY:
+    case SHAPE_ISTREAM: case SHAPE_SURVEY: case SHAPE_DISH:
         return 1;
     case SHAPE_EXCHANGE: case SHAPE_REPORTING:
         return 2;

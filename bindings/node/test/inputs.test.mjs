@@ -84,7 +84,7 @@ test('values: fingerprints, pins, PEM files', async () => {
 });
 
 test('the runtime refuses what is not built yet', () => {
-  assert.throws(() => new weida.Runtime({ datagrams: true }), weida.Unsupported);
+  assert.throws(() => new weida.Runtime({ pathReport: true }), weida.Unsupported);
 });
 
 test('a closed binding stops serving; binding facts read back', async () => {

@@ -21,6 +21,10 @@ C_TYPES = {
     "weida_endpoint_opts_t*": ctypes.POINTER(_ffi.EndpointOpts),
     "weida_drop_counts_t*": ctypes.POINTER(_ffi.DropCounts),
     "weida_survey_counts_t*": ctypes.POINTER(_ffi.SurveyCounts),
+    "weida_segment_opts_t*": ctypes.POINTER(_ffi.SegmentOpts),
+    "weida_join_opts_t*": ctypes.POINTER(_ffi.JoinOpts),
+    "weida_dish_drops_t*": ctypes.POINTER(_ffi.DishDrops),
+    "weida_connection_stats_t*": ctypes.POINTER(_ffi.ConnectionStats),
 }
 
 
@@ -57,7 +61,8 @@ class Declarations(BoundedCase):
                 self.assertEqual(_ffi.SIGNATURES[name], (ret, args))
 
     def test_struct_layouts_lead_with_size(self):
-        for struct in (_ffi.RuntimeOpts, _ffi.BindOpts, _ffi.EndpointOpts, _ffi.DropCounts, _ffi.SurveyCounts):
+        for struct in (_ffi.RuntimeOpts, _ffi.BindOpts, _ffi.EndpointOpts, _ffi.DropCounts, _ffi.SurveyCounts,
+                       _ffi.SegmentOpts, _ffi.JoinOpts, _ffi.DishDrops, _ffi.ConnectionStats):
             self.assertEqual(struct._fields_[0], ("size", ctypes.c_size_t))
 
     def test_abi_version_and_library_location(self):

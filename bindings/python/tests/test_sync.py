@@ -16,7 +16,8 @@ class Surface(BoundedCase):
     def test_submodule_and_shared_values(self):
         self.assertEqual(sorted(weida.sync.__all__), sorted([
             "Runtime", "Binding", "Requester", "Pusher", "Subscriber", "Replier", "Request", "Puller",
-            "Publisher", "Paired", "Surveyor", "Respondent", "BusMember", "Cursors", "Reporter"]))
+            "Publisher", "Paired", "Surveyor", "Respondent", "BusMember", "Radio", "Segment", "Dish", "Cursors",
+            "Reporter"]))
         for name in weida.sync.__all__:
             self.assertTrue(hasattr(weida.sync, name), name)
             self.assertIsNot(getattr(weida.sync, name), getattr(weida, name))

@@ -58,11 +58,16 @@ class Values(BoundedCase):
             pusher.send(b"anchored")
             self.assertEqual(puller.recv(MIB)[0], b"anchored")
 
-    def test_incoming_meta_has_thirteen_attributes(self):
+    def test_incoming_meta_has_fifteen_attributes(self):
         meta = weida.IncomingMeta(endpoint="/e", content_len=4)
-        self.assertEqual(len(weida.IncomingMeta.__slots__), 13)
+        self.assertEqual(len(weida.IncomingMeta.__slots__), 15)
         self.assertEqual((meta.endpoint, meta.content_len, meta.topic, meta.report), ("/e", 4, None, []))
+        # Absent, the delivery attempt is the first; absent achieved claims nothing.
+        self.assertEqual((meta.delivery_attempt, meta.achieved), (1, None))
         self.assertIn("endpoint='/e'", repr(meta))
+        self.assertNotIn("delivery_attempt", repr(meta))
+        self.assertIn("delivery_attempt=2", repr(weida.IncomingMeta(delivery_attempt=2)))
+        self.assertIsNot(meta.report, weida.IncomingMeta().report)  # no shared default list
 
     def test_survey_value(self):
         _, binding, client = served_sync()

@@ -35,6 +35,7 @@ from __future__ import annotations
 from ._aio_cursors import Cursors, Reporter
 from ._aio_patterns import Publisher, Puller, Pusher, Replier, Request, Requester, Subscriber
 from ._aio_peers import BusMember, Paired, Respondent, Surveyor
+from ._aio_radio import Dish, Radio, Segment
 from ._aio_runtime import Binding, Runtime
 from ._aio_streams import FanOut, IncomingStream, OutgoingStream, Reply
 from ._cursors import (
@@ -48,6 +49,8 @@ from ._errors import (
     WeidaError,
 )
 from ._ffi import lib as _lib
+from ._radio import DishDrops
+from ._stats import ConnectionStats, PathStats, RemoteStats, TransportStats, UdpCounts
 from ._values import Identity, IncomingMeta, Survey, Trust
 
 __version__ = "0.1.0.dev0"
@@ -68,9 +71,10 @@ __all__ = [
     # asyncio classes
     "Runtime", "Binding", "Requester", "Replier", "Request", "Pusher", "Puller", "Publisher",
     "FanOut", "Subscriber", "Paired", "Surveyor", "Respondent", "BusMember", "OutgoingStream",
-    "IncomingStream", "Reply", "Cursors", "Reporter",
+    "IncomingStream", "Reply", "Cursors", "Reporter", "Radio", "Segment", "Dish",
     # values shared with weida.sync
-    "Trust", "Identity", "IncomingMeta", "Survey",
+    "Trust", "Identity", "IncomingMeta", "Survey", "DishDrops",
+    "ConnectionStats", "TransportStats", "PathStats", "UdpCounts", "RemoteStats",
     # exceptions
     "WeidaError", "RuntimeFailure", "InvalidAddress", "InvalidEndpointPath", "InvalidFingerprint",
     "AlreadyRegistered", "AddressInUse", "NotConnected", "ConnectionLost", "Negotiation", "Protocol",

@@ -14,11 +14,12 @@ from typing import Callable, Iterable, Optional, Tuple
 from . import _loop
 from ._aio_cursors import Cursors, Reporter, open_ordering, reporting_value, send_ordering
 from ._aio_streams import FanOut, IncomingStream, OutgoingStream, Reply, istream_with_meta
-from ._boundary import Bytes, bytes_arg, ceiling, check, out_count, out_handle, take_bytes, text
+from ._boundary import Bytes, bytes_arg, ceiling, check, credit, out_count, out_handle, take_bytes, text
 from ._common import count_of, drop_counts, path_of
 from ._cursors import PROGRESS
 from ._ffi import lib
 from ._handle import Handle
+from ._stats import ConnectionStats, connection_stats
 from ._values import IncomingMeta, msg_value, payload_value
 
 
@@ -56,6 +57,11 @@ class Requester(Handle):
     def peer_count(self) -> int:
         """Live connections."""
         return count_of(lib.weida_requester_peer_count, self._h)
+
+    def connection_stats(self) -> list[ConnectionStats]:
+        """Each connected URL's statistics, in connect order: ``transport`` is
+        ``None`` over a local transport and while a URL is down."""
+        return connection_stats(lib.weida_requester_connection_stats, self._h)
 
 
 class Request(Handle):
@@ -134,6 +140,11 @@ class Pusher(Handle):
         """Live connections."""
         return count_of(lib.weida_pusher_peer_count, self._h)
 
+    def connection_stats(self) -> list[ConnectionStats]:
+        """Each connected URL's statistics, in connect order: ``transport`` is
+        ``None`` over a local transport and while a URL is down."""
+        return connection_stats(lib.weida_pusher_connection_stats, self._h)
+
     def dropped(self) -> int:
         """Outbox bodies dropped or lost before they could be written."""
         return count_of(lib.weida_pusher_dropped, self._h, c_uint64)
@@ -205,7 +216,14 @@ class Publisher(Handle):
 
 class Subscriber(Handle):
     """The subscribing side of Pub/Sub: dials publishers, receives the
-    copies whose topic matches one of its filters."""
+    copies whose topic matches one of its filters.
+
+    It is also a queue's consumer (``weida broker``): subscribe to the
+    queue's path, ``grant`` credit, receive with ``recv_reporting`` and
+    settle each message by reporting ``PROCESSED`` at its length and
+    finishing the reporter. A message given back (``PROCESSED`` below its
+    length, then ``finish``), or held by a consumer that goes away, comes
+    again with ``meta.delivery_attempt`` above 1: delivery is at least once."""
 
     __slots__ = ()
 
@@ -232,9 +250,42 @@ class Subscriber(Handle):
         """The next copy unread (a streamed fan-out)."""
         return await _loop.call(lib.weida_subscriber_recv_stream_async, (self._h,), istream_with_meta(self), owned=1)
 
+    async def grant(self, limit: int) -> None:
+        """Sets a queue's credit: ``limit`` is the total number of messages
+        each subscription (one per filter per connection) accepts since it
+        was made — absolute, not a delta, so a repeated grant changes
+        nothing. Credit starts at 0, so a queue delivers nothing before the
+        first grant; to take n more, grant what was received plus n. A grant
+        not above ``granted()`` is ignored (credit never drops). Later
+        connections get it too, but a redial makes new subscriptions that
+        start over, so up to ``limit`` may come again there. A publisher
+        that is not a queue ignores credit."""
+        await _loop.call(lib.weida_subscriber_grant_async, (self._h, credit(limit, "limit")), _loop.unit)
+
+    def granted(self) -> int:
+        """The standing grant; 0 before the first."""
+        return count_of(lib.weida_subscriber_granted, self._h, c_uint64)
+
+    async def recv_reporting(self, max_bytes: int) -> Tuple[bytes, IncomingMeta, Optional[Reporter]]:
+        """``recv`` that also hands over the ``Reporter`` of the report the
+        sender ordered, or ``None``. A queue's delivery always orders
+        ``PROCESSED``: report it at ``len(payload)`` once the message is
+        handled, then ``finish`` — until then the queue holds it unsettled.
+        To give it back, report ``PROCESSED`` at 0 and finish. (A reporter
+        closed with nothing reported holds the message until the
+        subscription or connection ends.) A payload above ``max_bytes``
+        raises ``LimitExceeded`` and is given back at once."""
+        return await _loop.call(lib.weida_subscriber_recv_reporting_async,
+                                (self._h, ceiling(max_bytes, "max_bytes")), reporting_value(self), owned=2)
+
     def peer_count(self) -> int:
         """Live publisher connections: the only sign a publisher is gone."""
         return count_of(lib.weida_subscriber_peer_count, self._h)
+
+    def connection_stats(self) -> list[ConnectionStats]:
+        """Each connected URL's statistics, in connect order: ``transport`` is
+        ``None`` over a local transport and while a URL is down."""
+        return connection_stats(lib.weida_subscriber_connection_stats, self._h)
 
     def filter_count(self) -> int:
         """Filters held."""

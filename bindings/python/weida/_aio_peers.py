@@ -14,6 +14,7 @@ from ._common import count_of, path_of
 from ._cursors import PROGRESS
 from ._ffi import lib
 from ._handle import Handle
+from ._stats import ConnectionStats, connection_stats
 from ._values import IncomingMeta, Survey, msg_value
 
 
@@ -65,6 +66,11 @@ class Paired(Handle):
         """0 or 1."""
         return count_of(lib.weida_paired_peer_count, self._h)
 
+    def connection_stats(self) -> list[ConnectionStats]:
+        """The dialled URL's statistics (``[]`` on a bound PAIR, which dials
+        nothing): ``transport`` is ``None`` over a local transport and while down."""
+        return connection_stats(lib.weida_paired_connection_stats, self._h)
+
 
 def _survey(a: int, b: int) -> Survey:
     return Survey._take(a)
@@ -91,6 +97,11 @@ class Surveyor(Handle):
     def peer_count(self) -> int:
         """Live respondents."""
         return count_of(lib.weida_surveyor_peer_count, self._h)
+
+    def connection_stats(self) -> list[ConnectionStats]:
+        """Each connected URL's statistics, in connect order: ``transport`` is
+        ``None`` over a local transport and while a URL is down."""
+        return connection_stats(lib.weida_surveyor_connection_stats, self._h)
 
 
 class Respondent(Handle):
@@ -132,6 +143,11 @@ class BusMember(Handle):
     def peer_count(self) -> int:
         """Live connections."""
         return count_of(lib.weida_bus_peer_count, self._h)
+
+    def connection_stats(self) -> list[ConnectionStats]:
+        """Each connected URL's statistics, in connect order: ``transport`` is
+        ``None`` over a local transport and while a URL is down."""
+        return connection_stats(lib.weida_bus_connection_stats, self._h)
 
     def dropped(self) -> int:
         """Copies dropped."""

@@ -7,6 +7,7 @@ from typing import Tuple
 from . import _loop
 from ._aio_patterns import Publisher, Puller, Pusher, Replier, Requester, Subscriber
 from ._aio_peers import BusMember, Paired, Respondent, Surveyor
+from ._aio_radio import Dish, Radio
 from ._boundary import deadline
 from ._common import BindingBase, RuntimeBase
 from ._ffi import lib
@@ -25,6 +26,7 @@ class Binding(BindingBase):
     _Paired = Paired
     _Respondent = Respondent
     _BusMember = BusMember
+    _Radio = Radio
 
 
 class Runtime(RuntimeBase):
@@ -40,6 +42,7 @@ class Runtime(RuntimeBase):
     _Subscriber = Subscriber
     _Paired = Paired
     _Surveyor = Surveyor
+    _Dish = Dish
 
     async def bind(self, addr: str, identity: Identity) -> Binding:
         """Binds a QUIC socket at ``"host:port"`` (port 0: the kernel chooses)

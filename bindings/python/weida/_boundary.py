@@ -78,6 +78,16 @@ def ceiling(max_bytes: object, what: str) -> int:
     return min(max_bytes, 2**64 - 1)
 
 
+def credit(limit: object, what: str) -> int:
+    """A queue credit grant: an int message count, not negative. Above
+    2**64-1 it is 2**64-1, which already means every message."""
+    if isinstance(limit, bool) or not isinstance(limit, int):
+        raise TypeError(f"{what} must be an int number of messages, not {type(limit).__name__}")
+    if limit < 0:
+        raise ValueError(f"{what} must not be negative (got {limit})")
+    return min(limit, 2**64 - 1)
+
+
 def _scratch() -> ctypes.Array:
     buf = getattr(_local, "buf", None)
     if buf is None:

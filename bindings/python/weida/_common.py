@@ -43,6 +43,7 @@ class RuntimeBase(Handle):
     _Subscriber: Any
     _Paired: Any
     _Surveyor: Any
+    _Dish: Any
 
     def __init__(self, worker_threads: int = 1, datagrams: bool = False, path_report: bool = False) -> None:
         opts = _runtime_options(worker_threads, datagrams, path_report)
@@ -54,6 +55,24 @@ class RuntimeBase(Handle):
         opts = BindOpts(size=ctypes.sizeof(BindOpts))
         h = out_handle(lib.weida_bind_quic, self._h, text(addr, "addr"), identity._handle(), byref(opts))
         return self._Binding(h)
+
+    def bind_inproc(self, bus: str) -> Any:
+        """Serves this runtime's paths on the in-process bus named ``bus``:
+        endpoints of any runtime in this process dial
+        ``weida+inproc://<bus>/<path>``, with no socket and no TLS. The name
+        is 1..256 bytes without ``@``, ``/`` or control bytes
+        (``InvalidAddress``) and unique in the process (``AddressInUse``).
+        Not a coroutine: nothing waits."""
+        return self._Binding(out_handle(lib.weida_bind_inproc, self._h, text(bus, "bus")))
+
+    def bind_unix(self, path: str) -> Any:
+        """Serves this runtime's paths on the unix socket at ``path`` (mode
+        0600), dialled as ``weida+unix://<percent-encoded path>/<path>``; a
+        stale socket file is replaced, a live one is ``AddressInUse``. Peers
+        are proved by the kernel: ``IncomingMeta.peer`` is ``"uid=… gid=…
+        pid=…"``. An addition to SURFACE.md §2.3 (§2.7 leaves Python servers on
+        unix sockets free to add). Not a coroutine: nothing waits."""
+        return self._Binding(out_handle(lib.weida_bind_unix, self._h, text(path, "path")))
 
     def _dialler(self, fn: Any, cls: Any, trust: Trust) -> Any:
         return cls(out_handle(fn, self._h, _trust(trust), None))
@@ -78,9 +97,14 @@ class RuntimeBase(Handle):
         """A SURVEY asker; every survey asks every connected respondent."""
         return self._dialler(lib.weida_runtime_surveyor, self._Surveyor, trust)
 
+    def dish(self, trust: Trust) -> Any:
+        """A RADIO/DISH receiver that verifies radios under ``trust``."""
+        return self._dialler(lib.weida_runtime_dish, self._Dish, trust)
+
 
 class BindingBase(Handle):
-    """One QUIC socket serving the runtime's paths. Registrations raise
+    """One QUIC socket, in-process bus or unix socket serving the runtime's
+    paths. Registrations raise
     ``AlreadyRegistered`` / ``InvalidEndpointPath``; dropping the binding
     stops serving its socket."""
 
@@ -91,14 +115,17 @@ class BindingBase(Handle):
     _Paired: Any
     _Respondent: Any
     _BusMember: Any
+    _Radio: Any
 
     def local_addr(self) -> str:
-        """The bound ``"ip:port"``, with the real port."""
+        """The bound ``"ip:port"``, with the real port; the bus name of an
+        in-process binding, the socket path of a unix one."""
         return read_text(lib.weida_binding_local_addr, self._h)
 
     def fingerprint(self) -> Optional[str]:
-        """``"sha256:…"`` of the key this binding proves."""
-        return read_text(lib.weida_binding_fingerprint, self._h)
+        """``"sha256:…"`` of the key this binding proves; ``None`` for an
+        in-process or unix binding, which proves none."""
+        return read_text(lib.weida_binding_fingerprint, self._h) or None
 
     def url(self, path: str) -> str:
         """The dialling URL of ``path``: a client's whole configuration."""
@@ -126,6 +153,10 @@ class BindingBase(Handle):
     def respondent(self, path: str) -> Any:
         """The SURVEY answering endpoint at ``path``."""
         return self._register(lib.weida_binding_respondent, self._Respondent, path)
+
+    def radio(self, path: str) -> Any:
+        """The RADIO endpoint at ``path``: lossy fan-out of segments to dishes."""
+        return self._register(lib.weida_binding_radio, self._Radio, path)
 
     def bus(self, path: str, trust: Trust) -> Any:
         """A BUS member bound at ``path`` that dials other members under ``trust``."""

@@ -56,7 +56,10 @@ Indeterminate = _kind(
 )
 LimitExceeded = _kind("LimitExceeded", "A limit or receive ceiling was exceeded; the payload was refused.")
 DatagramsUnavailable = _kind("DatagramsUnavailable", "Datagrams are not available on this connection.")
-TooLarge = _kind("TooLarge", "Too large for a datagram.")
+TooLarge = _kind("TooLarge", "Too large for a datagram. ``max`` is the largest payload the connection "
+                 "allowed when the failure says so, else None (no call of this binding raises it today: a "
+                 "radio counts an oversize datagram in that dish's ``DishDrops.too_large``).")
+TooLarge.max = None
 Tls = _kind("Tls", "TLS failed.")
 Untrusted = _kind("Untrusted", "The peer's key is not trusted; cause names the key that answered.")
 UntrustedPrincipal = _kind("UntrustedPrincipal", "The peer's principal is not trusted.")

@@ -46,6 +46,7 @@ META_TOPIC = 3
 META_PEER = 4
 META_TRACEPARENT = 5
 META_TRACESTATE = 6
+META_LOCAL_PEER = 7
 META_CONTENT_LEN = 16
 META_SEQUENCE = 17
 META_MISSED = 18
@@ -53,6 +54,8 @@ META_REPORT_MODE = 19
 META_REPORT_ID = 20
 META_SEGMENT = 21
 META_LAYER = 22
+META_DELIVERY_ATTEMPT = 23
+META_ACHIEVED = 24
 
 #: typedef void (*weida_done_fn)(void *user, int code, uint64_t a, uint64_t b);
 DONE_FN = CFUNCTYPE(None, c_void_p, c_int, c_uint64, c_uint64)
@@ -178,6 +181,8 @@ _declare("weida_trust_anchor_file", TEXT, OUT_H)
 
 # Binding
 _declare("weida_bind_quic", H, TEXT, H, POINTER(BindOpts), OUT_H)
+_declare("weida_bind_inproc", H, TEXT, OUT_H)
+_declare("weida_bind_unix", H, TEXT, OUT_H)
 _declare("weida_binding_local_addr", H, TEXT_OUT)
 _declare("weida_binding_fingerprint", H, TEXT_OUT)
 _declare("weida_binding_url", H, TEXT, TEXT_OUT)
@@ -230,6 +235,9 @@ _waiting("weida_subscriber_recv", H, SIZE, OUT_H)
 _waiting("weida_subscriber_recv_stream", H, OUT_H)
 _declare("weida_subscriber_peer_count", H, OUT_SIZE)
 _declare("weida_subscriber_filter_count", H, OUT_SIZE)
+_waiting("weida_subscriber_grant", H, c_uint64, _NONE)
+_declare("weida_subscriber_granted", H, OUT_U64)
+_waiting("weida_subscriber_recv_reporting", H, SIZE, (OUT_H, OUT_H))
 
 # PAIR
 _waiting("weida_paired_connect", H, TEXT, _NONE)
@@ -285,6 +293,98 @@ _declare("weida_meta_text", H, c_int, TEXT_OUT, OUT_INT)
 _declare("weida_meta_uint", H, c_int, OUT_U64, OUT_INT)
 _declare("weida_meta_report_levels", H, OUT_U64, SIZE, OUT_SIZE, OUT_INT)
 
+
+# RADIO/DISH
+class SegmentOpts(Structure):
+    """weida_segment_opts_t."""
+
+    _fields_ = [("size", c_size_t), ("max_age_ms", c_uint64), ("priority", c_int32), ("follows_upstream", c_int32)]
+
+
+class JoinOpts(Structure):
+    """weida_join_opts_t."""
+
+    _fields_ = [("size", c_size_t), ("max_age_ms", c_uint64), ("cap_layers", c_int32), ("max_layer", c_uint32)]
+
+
+class DishDrops(Structure):
+    """weida_dish_drops_t."""
+
+    _fields_ = [
+        ("size", c_size_t),
+        ("peer", ctypes.c_char * 72),
+        ("addr", ctypes.c_char * 64),
+        ("subscriber_budget", c_uint64),
+        ("subscriber_queue", c_uint64),
+        ("superseded", c_uint64),
+        ("expired", c_uint64),
+        ("too_large", c_uint64),
+        ("no_datagrams", c_uint64),
+        ("layers_cut", c_uint64),
+    ]
+
+
+# enum weida_dish_kind
+DISH_SEGMENT = 1
+DISH_DATAGRAM = 2
+
+_declare("weida_binding_radio", H, TEXT, OUT_H)
+_declare("weida_radio_segment", H, TEXT, POINTER(SegmentOpts), OUT_H)
+_declare("weida_radio_datagram", H, TEXT, DATA, SIZE, OUT_SIZE)
+_declare("weida_radio_dish_count", H, OUT_SIZE)
+_declare("weida_radio_dropped", H, OUT_U64)
+_declare("weida_radio_dish_drops", H, POINTER(DishDrops), SIZE, OUT_SIZE)
+_declare("weida_radio_path", H, TEXT_OUT)
+_declare("weida_segment_write", H, DATA, SIZE, OUT_SIZE)
+_declare("weida_segment_write_layer", H, c_uint32, DATA, SIZE, OUT_SIZE)
+_declare("weida_segment_finish_layer", H, c_uint32)
+_declare("weida_segment_finish", H, OUT_SIZE)
+_declare("weida_segment_number", H, OUT_U64)
+_declare("weida_runtime_dish", H, H, POINTER(EndpointOpts), OUT_H)
+_waiting("weida_dish_connect", H, TEXT, _NONE)
+_waiting("weida_dish_join", H, TEXT, POINTER(JoinOpts), _NONE)
+_waiting("weida_dish_leave", H, TEXT, _NONE)
+_waiting("weida_dish_recv", H, SIZE, (OUT_H, OUT_INT))
+_declare("weida_dish_peer_count", H, OUT_SIZE)
+
+
+# Completion queues (an addition to the callback form; see _cq.py). A
+# completion is four words: op, code (low 32 bits, signed), a, b.
+_declare("weida_cq_new", OUT_H)
+_declare("weida_cq_fd", H, OUT_INT)
+_declare("weida_cq_drain", H, POINTER(c_uint64), SIZE, OUT_SIZE)
+_declare("weida_cq_post", c_void_p, c_int, c_uint64, c_uint64, restype=None)
+
+
+class ConnectionStats(Structure):
+    """weida_connection_stats_t (times in seconds)."""
+
+    _fields_ = [
+        ("size", c_size_t),
+        ("live", c_int32),
+        ("has_transport", c_int32),
+        ("age", c_double),
+        ("redials", c_uint64),
+        ("rtt", c_double),
+        ("min_rtt", c_double),
+        ("latest_rtt", c_double),
+        ("rtt_variation", c_double),
+        ("congestion_window", c_uint64),
+        ("lost_packets", c_uint64),
+        ("lost_bytes", c_uint64),
+        ("tx_packets", c_uint64),
+        ("tx_bytes", c_uint64),
+        ("rx_packets", c_uint64),
+        ("rx_bytes", c_uint64),
+        ("has_remote", c_int32),
+        ("reserved", c_uint32),
+        ("remote_rtt", c_double),
+    ]
+
+
+# Connection statistics: (endpoint, index, &stats, url buffer).
+for _role in ("requester", "pusher", "subscriber", "paired", "surveyor", "bus", "dish"):
+    _declare(f"weida_{_role}_connection_stats", H, SIZE, POINTER(ConnectionStats), TEXT_OUT)
 
 def _library_path() -> str:
     """The bundled libweida.so beside this file; WEIDA_LIBRARY overrides it

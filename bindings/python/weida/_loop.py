@@ -19,6 +19,15 @@ closed.
 Cancelling the awaiting task calls ``weida_op_cancel``: the library aborts
 the operation and resets its streams, so the peer learns. Results that
 arrive anyway after a cancel are closed, not leaked.
+
+That callback is the fallback route. The default one takes no callback on
+a library thread at all: the library queues the outcome in the process's
+completion queue (``_cq``) under the op handle, and each loop that started
+an operation watches the queue's descriptor with ``add_reader``. Whichever
+loop wakes drains every waiting outcome with one C call and settles its
+own at once; one that belongs to another loop goes through that loop's
+inbox as above (closed there if that loop is gone), so a loop that died
+with operations in flight leaks nothing while another loop runs.
 """
 
 from __future__ import annotations
@@ -26,10 +35,13 @@ from __future__ import annotations
 import asyncio
 import collections
 import itertools
+import os
+import threading
 import weakref
 from ctypes import byref, c_uint64
 from typing import Any, Callable, Optional
 
+from . import _cq
 from ._boundary import close, last_error
 from ._errors import error_for
 from ._ffi import DONE_FN, END, OK, lib
@@ -80,13 +92,28 @@ class _Pending:
 class _Inbox:
     """Completions waiting for one loop's thread, drained in batches."""
 
-    __slots__ = ("loop", "queue", "armed")
+    __slots__ = ("loop", "queue", "armed", "watching", "__weakref__")
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         # Weak: _inboxes is keyed weakly by the loop, which this must not pin.
         self.loop = weakref.ref(loop)
         self.queue: collections.deque = collections.deque()
         self.armed = False  # a drain is scheduled and has not started yet
+        self.watching: Optional[bool] = None  # the loop watches the completion queue; None: not asked yet
+
+    def watches(self, queue: "_cq.CompletionQueue") -> bool:
+        """Loop thread: whether the loop watches the queue's descriptor,
+        starting to the first time it is asked. A loop without add_reader (Windows'
+        proactor) keeps the callback route."""
+        if self.watching is None:
+            loop = self.loop()
+            try:
+                # The reader holds the inbox weakly: it must not pin the loop.
+                loop.add_reader(queue.fd, _drain_queue, weakref.ref(self))  # type: ignore[union-attr]
+                self.watching = True
+            except (NotImplementedError, AttributeError):
+                self.watching = False
+        return self.watching
 
     def post(self, p: _Pending, code: int, a: int, b: int, cause: str) -> None:
         """Library thread: queue an outcome, waking the loop unless a drain is due."""
@@ -146,6 +173,72 @@ def _on_done(user: Optional[int], code: int, a: int, b: int) -> None:
 #: The one callback object handed to every _async call; never collected.
 CALLBACK = DONE_FN(_on_done)
 
+# The completion-queue route. _queued maps an op handle to its operation;
+# _early holds an outcome a loop drained before the thread that started
+# the operation (another loop's) had recorded it. _lock makes "record, then
+# look for an early outcome" and "look for the record, else leave the
+# outcome early" exclusive, so every outcome meets its record exactly once.
+_queued: dict = {}
+_early: dict = {}
+_lock = threading.Lock()
+_queue: "Optional[_cq.CompletionQueue]" = None
+#: "cq" (the default) or "callback" (WEIDA_PYTHON_COMPLETIONS=callback).
+_route = os.environ.get("WEIDA_PYTHON_COMPLETIONS", "cq")
+
+
+def _expect(op: int, p: _Pending) -> None:
+    """Records a queued operation, settling it if its outcome came first."""
+    with _lock:
+        early = _early.pop(op, None)
+        if early is None:
+            _queued[op] = p
+            return
+    p.inbox.post(p, *early)
+
+
+def _drain_queue(inbox_ref: "weakref.ref[_Inbox]") -> None:
+    """Loop thread, the queue's descriptor readable: settles this loop's
+    outcomes now and hands the others to their loops."""
+    inbox = inbox_ref()
+    for op, code, a, b, cause in _queue.drain():  # type: ignore[union-attr]
+        p = _queued.pop(op, None)
+        if p is None:
+            with _lock:
+                p = _queued.pop(op, None)
+                if p is None:
+                    if op:  # 0: a direct weida_cq_post, which no operation awaits
+                        _early[op] = (code, a, b, cause)
+                    continue
+        if p.inbox is inbox:
+            p.settle(code, a, b, cause)
+        else:
+            p.inbox.post(p, code, a, b, cause)
+
+
+def completion_route() -> str:
+    """How _async outcomes reach their loop: "cq" or "callback"."""
+    return _route if _route == "callback" or _queue is not None else "callback"
+
+
+def set_completion_route(route: str) -> bool:
+    """Chooses the route for operations started from now on (a benchmark
+    compares them); False when the completion queue is unavailable."""
+    global _route, _queue
+    if route not in ("cq", "callback"):
+        raise ValueError(f"route must be 'cq' or 'callback', not {route!r}")
+    if route == "cq" and _queue is None:
+        try:
+            _queue = _cq.CompletionQueue()
+        except Exception:  # the library refused: stay on callbacks
+            return False
+    _route = route
+    return True
+
+
+if _route != "callback":
+    set_completion_route("cq")
+_route = "cq" if _queue is not None and _route != "callback" else "callback"
+
 
 async def call(start: Callable[..., int], args: tuple, convert: Convert, owned: int = 0,
                keep: object = None, end: object = FAIL) -> Any:
@@ -158,13 +251,22 @@ async def call(start: Callable[..., int], args: tuple, convert: Convert, owned: 
     """
     loop = asyncio.get_running_loop()
     future = loop.create_future()
-    user = next(_ids)
-    _pending[user] = _Pending(_inbox(loop), future, convert, owned, keep, end)
+    inbox = _inbox(loop)
+    pending = _Pending(inbox, future, convert, owned, keep, end)
     op = c_uint64()
-    rc = start(*args, CALLBACK, user, byref(op))
-    if rc != OK:  # nothing started: the callback will never run
-        del _pending[user]
-        raise error_for(rc, last_error())
+    queue = _queue if _route == "cq" else None
+    if queue is not None and inbox.watches(queue):
+        rc = start(*args, _cq.POST, queue.handle, byref(op))
+        if rc != OK:  # nothing started: nothing will be queued
+            raise error_for(rc, last_error())
+        _expect(op.value, pending)
+    else:
+        user = next(_ids)
+        _pending[user] = pending
+        rc = start(*args, CALLBACK, user, byref(op))
+        if rc != OK:  # nothing started: the callback will never run
+            del _pending[user]
+            raise error_for(rc, last_error())
     try:
         return await future
     except asyncio.CancelledError:
@@ -174,7 +276,7 @@ async def call(start: Callable[..., int], args: tuple, convert: Convert, owned: 
 
 def pending_count() -> int:
     """Operations whose callback has not fired yet (tests use it)."""
-    return len(_pending)
+    return len(_pending) + len(_queued)
 
 
 def unit(a: int, b: int) -> None:

@@ -12,6 +12,7 @@ from ._boundary import check, close, out_handle, read_text, take_bytes, text
 from ._cursors import read_words
 from ._ffi import lib
 from ._handle import Handle
+from ._local import local_peer
 
 
 class Trust(Handle):
@@ -91,7 +92,12 @@ _UINT_FIELDS = (
     ("report_id", _ffi.META_REPORT_ID),
     ("segment", _ffi.META_SEGMENT),
     ("layer", _ffi.META_LAYER),
+    ("delivery_attempt", _ffi.META_DELIVERY_ATTEMPT),
+    ("achieved", _ffi.META_ACHIEVED),
 )
+# What an absent field reads as, when not None: the protocol's default. A
+# queue writes the delivery attempt only from the second on.
+_DEFAULTS = {"delivery_attempt": 1}
 # Fields this library build answered EUNSUPPORTED for (RADIO's segment and
 # layer, until the library carries them): not asked again.
 _absent_fields: set = set()
@@ -99,12 +105,24 @@ _EUNSUPPORTED = 13
 
 
 class IncomingMeta:
-    """What arrived with a message: 13 attributes, each ``None`` when the
-    sender (or, for ``peer``, the transport) said nothing. ``peer`` is the
-    key the transport proved, never a header."""
+    """What arrived with a message: 15 attributes, each ``None`` when the
+    sender (or, for ``peer``, the transport) said nothing — except
+    ``report`` (``[]``) and ``delivery_attempt`` (``1``). ``peer`` is the
+    key the transport proved (``sha256:…``) or, over a unix socket, the
+    principal the kernel proved (``uid=… gid=… pid=…``); never a header, and
+    ``None`` for an anonymous or in-process peer.
+
+    From a queue (``weida broker``): ``delivery_attempt`` is how many times
+    the queue handed this message out, this one included; above 1 it means
+    only "this may be a duplicate", never why earlier attempts did not
+    settle. On a reply, ``achieved`` is the level the answering hop
+    certifies for the request (a queue's confirm: ``ACCEPTED``, or
+    ``STORED`` at its configured durability); ``None`` claims nothing beyond
+    the transport receipt."""
 
     __slots__ = ("endpoint", "content_len", "content_type", "topic", "peer", "sequence", "missed",
-                 "report", "report_mode", "report_id", "traceparent", "segment", "layer")
+                 "report", "report_mode", "report_id", "traceparent", "segment", "layer",
+                 "delivery_attempt", "achieved")
 
     endpoint: Optional[str]
     content_len: Optional[int]
@@ -119,10 +137,12 @@ class IncomingMeta:
     traceparent: Optional[str]
     segment: Optional[int]
     layer: Optional[int]
+    delivery_attempt: int
+    achieved: Optional[int]
 
     def __init__(self, **fields: object) -> None:
         for name in self.__slots__:
-            setattr(self, name, fields.get(name, [] if name == "report" else None))
+            setattr(self, name, fields.get(name, [] if name == "report" else _DEFAULTS.get(name)))
 
     @classmethod
     def _read(cls, h: int) -> "IncomingMeta":
@@ -138,9 +158,11 @@ class IncomingMeta:
                 rc = lib.weida_meta_text(h, field, buf, len(buf), byref(needed), byref(present))
             check(rc)
             setattr(meta, name, buf.value.decode("utf-8", "replace") if present.value else None)
+        if meta.peer is None:  # over a unix socket the kernel proves a uid instead of a key
+            meta.peer = local_peer(h)
         value = c_uint64()
         for name, field in _UINT_FIELDS:
-            setattr(meta, name, None)
+            setattr(meta, name, _DEFAULTS.get(name))
             if field in _absent_fields:
                 continue
             rc = lib.weida_meta_uint(h, field, byref(value), byref(present))
@@ -156,7 +178,7 @@ class IncomingMeta:
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__
-                          if getattr(self, n) not in (None, []))
+                          if getattr(self, n) not in (None, [], _DEFAULTS.get(n)))
         return f"IncomingMeta({shown})"
 
 

@@ -25,18 +25,21 @@ from __future__ import annotations
 from ctypes import byref, c_uint64
 from typing import Iterable, Optional, Tuple
 
-from ._boundary import Bytes, bytes_arg, ceiling, check, deadline, out_count, out_handle, take_bytes, text
+from ._boundary import Bytes, bytes_arg, ceiling, check, credit, deadline, out_count, out_handle, take_bytes, text
 from ._common import BindingBase, RuntimeBase, count_of, path_of
 from ._cursors import PROGRESS
 from ._errors import RuntimeFailure
 from ._ffi import lib
 from ._handle import Handle
+from ._stats import ConnectionStats, connection_stats
 from ._sync_cursors import Cursors, Reporter, recv_reporting, send_ordering
+from ._sync_radio import Dish, Radio, Segment
 from ._values import Identity, IncomingMeta, Survey, take_msg, take_payload
 
 __all__ = [
     "Runtime", "Binding", "Requester", "Pusher", "Subscriber", "Replier", "Request", "Puller",
-    "Publisher", "Paired", "Surveyor", "Respondent", "BusMember", "Cursors", "Reporter",
+    "Publisher", "Paired", "Surveyor", "Respondent", "BusMember", "Radio", "Segment", "Dish", "Cursors",
+    "Reporter",
 ]
 
 
@@ -71,6 +74,11 @@ class Requester(Handle):
     def peer_count(self) -> int:
         """Live connections."""
         return count_of(lib.weida_requester_peer_count, self._h)
+
+    def connection_stats(self) -> list[ConnectionStats]:
+        """Each connected URL's statistics, in connect order: ``transport`` is
+        ``None`` over a local transport and while a URL is down."""
+        return connection_stats(lib.weida_requester_connection_stats, self._h)
 
 
 class Request(Handle):
@@ -150,6 +158,11 @@ class Pusher(Handle):
         """Live connections."""
         return count_of(lib.weida_pusher_peer_count, self._h)
 
+    def connection_stats(self) -> list[ConnectionStats]:
+        """Each connected URL's statistics, in connect order: ``transport`` is
+        ``None`` over a local transport and while a URL is down."""
+        return connection_stats(lib.weida_pusher_connection_stats, self._h)
+
     def dropped(self) -> int:
         """Outbox bodies dropped or lost before they could be written."""
         return count_of(lib.weida_pusher_dropped, self._h, c_uint64)
@@ -199,7 +212,9 @@ class Publisher(Handle):
 
 
 class Subscriber(Handle):
-    """The subscribing side of Pub/Sub."""
+    """The subscribing side of Pub/Sub, and a queue's consumer: ``grant``
+    credit, ``recv_reporting``, report ``PROCESSED`` at the payload's length
+    and ``finish`` (see ``weida.Subscriber``)."""
 
     __slots__ = ()
 
@@ -218,6 +233,29 @@ class Subscriber(Handle):
     def recv(self, max_bytes: int) -> Tuple[bytes, IncomingMeta]:
         """The next copy, whole, under ``max_bytes``."""
         return _recv(lib.weida_subscriber_recv, self._h, max_bytes)
+
+    def grant(self, limit: int) -> None:
+        """Sets a queue's credit to ``limit`` messages per subscription in
+        total, absolute and never lowered (a grant not above ``granted()``
+        is ignored); credit starts at 0. To take n more, grant what was
+        received plus n."""
+        check(lib.weida_subscriber_grant(self._h, credit(limit, "limit")))
+
+    def granted(self) -> int:
+        """The standing grant; 0 before the first."""
+        return count_of(lib.weida_subscriber_granted, self._h, c_uint64)
+
+    def connection_stats(self) -> list[ConnectionStats]:
+        """Each connected URL's statistics, in connect order: ``transport`` is
+        ``None`` over a local transport and while a URL is down."""
+        return connection_stats(lib.weida_subscriber_connection_stats, self._h)
+
+    def recv_reporting(self, max_bytes: int) -> Tuple[bytes, IncomingMeta, Optional[Reporter]]:
+        """``recv`` that also hands over the ``Reporter`` of the report the
+        sender ordered, or ``None``. A queue holds its delivery unsettled
+        until ``PROCESSED`` is reported at ``len(payload)`` and the reporter
+        finished; ``PROCESSED`` at 0, then ``finish``, gives it back."""
+        return recv_reporting(lib.weida_subscriber_recv_reporting, self, max_bytes)
 
 
 class Paired(Handle):
@@ -252,6 +290,11 @@ class Paired(Handle):
         """0 or 1."""
         return count_of(lib.weida_paired_peer_count, self._h)
 
+    def connection_stats(self) -> list[ConnectionStats]:
+        """The dialled URL's statistics (``[]`` on a bound PAIR, which dials
+        nothing): ``transport`` is ``None`` over a local transport and while down."""
+        return connection_stats(lib.weida_paired_connection_stats, self._h)
+
 
 class Surveyor(Handle):
     """The asking side of SURVEY."""
@@ -273,6 +316,11 @@ class Surveyor(Handle):
     def peer_count(self) -> int:
         """Live respondents."""
         return count_of(lib.weida_surveyor_peer_count, self._h)
+
+    def connection_stats(self) -> list[ConnectionStats]:
+        """Each connected URL's statistics, in connect order: ``transport`` is
+        ``None`` over a local transport and while a URL is down."""
+        return connection_stats(lib.weida_surveyor_connection_stats, self._h)
 
 
 class Respondent(Handle):
@@ -311,6 +359,11 @@ class BusMember(Handle):
         """Live connections."""
         return count_of(lib.weida_bus_peer_count, self._h)
 
+    def connection_stats(self) -> list[ConnectionStats]:
+        """Each connected URL's statistics, in connect order: ``transport`` is
+        ``None`` over a local transport and while a URL is down."""
+        return connection_stats(lib.weida_bus_connection_stats, self._h)
+
     def dropped(self) -> int:
         """Copies dropped."""
         return count_of(lib.weida_bus_dropped, self._h, c_uint64)
@@ -330,6 +383,7 @@ class Binding(BindingBase):
     _Paired = Paired
     _Respondent = Respondent
     _BusMember = BusMember
+    _Radio = Radio
 
 
 class Runtime(RuntimeBase):
@@ -342,6 +396,7 @@ class Runtime(RuntimeBase):
     _Subscriber = Subscriber
     _Paired = Paired
     _Surveyor = Surveyor
+    _Dish = Dish
 
     def bind(self, addr: str, identity: Identity) -> Binding:
         """Binds a QUIC socket at ``"host:port"`` proving ``identity``."""
