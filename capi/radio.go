@@ -21,17 +21,17 @@ type radioObj struct {
 func (*radioObj) role() role { return roleRadio }
 func (r *radioObj) release() { r.closeWith(func() { _ = r.r.Close() }) }
 
-// segmentObj is one segment being written. The library has no reset for a
-// single segment, so closing an unfinished one leaves its copies to the
-// next segment on the topic (which supersedes them) or to the radio's
-// close, rather than finishing a unit the application did not complete.
+// segmentObj is one segment being written. Closing an unfinished one
+// cancels it (every copy reset CANCELED), like closing an unfinished
+// outgoing stream: a dish neither waits for the rest nor takes a
+// half-written unit for a whole one.
 type segmentObj struct {
 	scope
 	s *weida.Segment
 }
 
 func (*segmentObj) role() role { return roleSegment }
-func (s *segmentObj) release() { s.closeWith(func() {}) }
+func (s *segmentObj) release() { s.closeWith(s.s.Cancel) }
 
 //export weida_binding_radio
 func weida_binding_radio(h C.weida_binding_t, path *C.char, out *C.weida_radio_t) (rc C.int) {

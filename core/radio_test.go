@@ -2,6 +2,7 @@ package weida_test
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 	"time"
 
@@ -317,5 +318,37 @@ func TestRadioGivesUpACopyTheDishRefused(t *testing.T) {
 	}
 	if drops := dropsOf(r); drops.SubscriberBudget != 0 || r.Dropped() != 0 {
 		t.Fatalf("drops %+v: a refusal is not a budget loss", drops)
+	}
+}
+
+// TestRadioCancelReleasesTheDish: a dish reads segments in arrival order,
+// so an unfinished segment nobody finishes would hold it until the topic's
+// next segment or max_age. Cancel resets the copies at once: the dish goes
+// on to a segment on another topic, and the cancelled one is never
+// delivered, part or whole.
+func TestRadioCancelReleasesTheDish(t *testing.T) {
+	r, b := radioServe(t, weida.Config{})
+	d := radioDish(t, weida.Config{}, r, b, "", weida.JoinOptions{}, 1)
+	open, err := r.Segment("a", weida.SegmentOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := open.Write(segmentBytes(0, 1000)); n != 1 || err != nil {
+		t.Fatalf("write: %d, %v", n, err)
+	}
+	open.Cancel()
+	open.Cancel() // idempotent
+	if alive := open.Alive(); alive != 0 {
+		t.Fatalf("%d copies alive after Cancel", alive)
+	}
+	if _, err := open.Write([]byte("late")); !errors.Is(err, weida.ErrNoReply) {
+		t.Fatalf("write after Cancel: %v, want NoReply", err)
+	}
+	sendSegment(t, r, "b", 1000, weida.SegmentOptions{})
+	if m := recvSegment(t, d, 1000); m.Topic != "b" {
+		t.Fatalf("got a segment on %q, want the one on b", m.Topic)
+	}
+	if drops := dropsOf(r); drops.Superseded != 0 || drops.LayersCut != 0 {
+		t.Fatalf("a cancel counted as a drop: %+v", drops)
 	}
 }

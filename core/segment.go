@@ -161,6 +161,25 @@ func (s *Segment) Finish() (int, error) {
 	return s.aliveLocked(), nil
 }
 
+// Cancel abandons an unfinished segment: every copy still alive is reset
+// CANCELED, so no dish waits for the rest of it and none mistakes the cut
+// segment for a whole one. It is not counted as a drop: the application
+// chose it. A finished segment is left alone; Cancel is idempotent, and
+// later writes fail like writes after Finish.
+func (s *Segment) Cancel() {
+	s.hub.mu.Lock()
+	defer s.hub.mu.Unlock()
+	if s.finished {
+		return
+	}
+	s.finished = true
+	for _, cp := range s.copies {
+		if !cp.lost {
+			cp.abandonLocked()
+		}
+	}
+}
+
 func (s *Segment) finishLayerLocked(layer int) {
 	s.finishedLayers |= 1 << layer
 	for _, cp := range s.copies {

@@ -978,11 +978,9 @@ int weida_segment_write_layer(weida_segment_t s, uint32_t layer, const void *dat
 /* Ends one layer on every copy. */
 int weida_segment_finish_layer(weida_segment_t s, uint32_t layer);
 /* Ends every layer; *alive receives how many copies are not lost. A second
- * finish is WEIDA_ENOREPLY. Always finish a segment: closing an unfinished
- * one does not finish it (no dish takes a half-written unit for a whole
- * one), so its copies end only when the topic's next segment supersedes
- * them, a max_age expires them, or the radio closes, and a dish's receive
- * waits on such a copy until then. */
+ * finish is WEIDA_ENOREPLY. Closing an unfinished segment cancels it: every
+ * copy is reset CANCELED, so no dish waits for the rest of it and none takes
+ * the half-written unit for a whole one. */
 int weida_segment_finish(weida_segment_t s, size_t *alive);
 /* The segment's number on its topic. */
 int weida_segment_number(weida_segment_t s, uint64_t *number);

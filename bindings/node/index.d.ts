@@ -484,7 +484,7 @@ export class Radio extends Handle {
   path(): string;
 }
 
-/** One segment being written. Always finish it: an unfinished copy holds a dish's recv until superseded. */
+/** One segment being written. Finish it; closing it unfinished cancels it (every dish copy is reset, none is taken for whole). */
 export class Segment extends Handle {
   private constructor();
   /** Writes to layer 0; returns the copies that took the chunk. */

@@ -46,10 +46,9 @@ class DishDrops {
 /**
  * One segment being written (from `Radio.segment`) to the dishes that
  * matched its topic when it opened: `write` or `writeLayer` its chunks,
- * then `finish`. Nothing waits for a dish. Always finish it: closing it
- * unfinished leaves its copies open until the topic's next segment
- * supersedes them (or a `maxAge` or the radio's close ends them), and a
- * dish's `recv` waits on such a copy until then.
+ * then `finish`. Nothing waits for a dish. Closing it unfinished cancels
+ * it: every copy is reset, so no dish waits for the rest and none takes the
+ * half-written unit for a whole one.
  */
 class Segment extends Handle {
   /**

@@ -121,10 +121,9 @@ def _dish_drops(h: int) -> List[DishDrops]:
 class SegmentBase(Handle):
     """One segment being written to the dishes that matched its topic when it
     opened. Nothing waits for a dish: each write returns how many copies
-    took the chunk. Always ``finish`` it: dropping it unfinished leaves its
-    copies open until the topic's next segment supersedes them (or a
-    ``max_age`` or the radio's close ends them), and a dish's ``recv`` waits
-    on such a copy until then."""
+    took the chunk. ``finish`` it; dropping it unfinished cancels it: every
+    copy is reset, so no dish waits for the rest and none takes the
+    half-written unit for a whole one."""
 
     __slots__ = ()
 
