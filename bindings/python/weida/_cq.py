@@ -34,11 +34,26 @@ Outcome = Tuple[int, int, int, int, str]  # op, code, a, b, the failure's senten
 class CompletionQueue:
     """One weida_cq_t, kept for the life of the process."""
 
-    __slots__ = ("handle", "fd", "_words", "_count", "_count_ref")
+    __slots__ = ("handle", "fd")
 
     def __init__(self) -> None:
         self.handle = out_handle(lib.weida_cq_new)  # the user pointer of a queued _async call
         self.fd = out_count(lib.weida_cq_fd, self.handle, kind=c_int)
+
+    def drainer(self) -> "Drainer":
+        """A drainer for one thread (each loop has its own)."""
+        return Drainer(self.handle)
+
+
+class Drainer:
+    """Takes outcomes from a queue into its own buffer. Per thread: the C
+    call releases the GIL, so two loops sharing one buffer would overwrite
+    each other's batches."""
+
+    __slots__ = ("_handle", "_words", "_count", "_count_ref")
+
+    def __init__(self, handle: int) -> None:
+        self._handle = handle
         self._words = (c_uint64 * (4 * BATCH))()
         self._count = c_size_t()
         self._count_ref = byref(self._count)
@@ -48,7 +63,7 @@ class CompletionQueue:
         taken: List[Outcome] = []
         words, unpack = self._words, _COMPLETION.unpack_from
         while True:
-            check(lib.weida_cq_drain(self.handle, words, BATCH, self._count_ref))
+            check(lib.weida_cq_drain(self._handle, words, BATCH, self._count_ref))
             n = self._count.value
             for i in range(n):
                 op, code, _, a, b = unpack(words, 32 * i)

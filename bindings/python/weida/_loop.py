@@ -92,7 +92,7 @@ class _Pending:
 class _Inbox:
     """Completions waiting for one loop's thread, drained in batches."""
 
-    __slots__ = ("loop", "queue", "armed", "watching", "__weakref__")
+    __slots__ = ("loop", "queue", "armed", "watching", "drainer", "__weakref__")
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         # Weak: _inboxes is keyed weakly by the loop, which this must not pin.
@@ -100,6 +100,7 @@ class _Inbox:
         self.queue: collections.deque = collections.deque()
         self.armed = False  # a drain is scheduled and has not started yet
         self.watching: Optional[bool] = None  # the loop watches the completion queue; None: not asked yet
+        self.drainer: "Optional[_cq.Drainer]" = None
 
     def watches(self, queue: "_cq.CompletionQueue") -> bool:
         """Loop thread: whether the loop watches the queue's descriptor,
@@ -108,6 +109,7 @@ class _Inbox:
         if self.watching is None:
             loop = self.loop()
             try:
+                self.drainer = queue.drainer()
                 # The reader holds the inbox weakly: it must not pin the loop.
                 loop.add_reader(queue.fd, _drain_queue, weakref.ref(self))  # type: ignore[union-attr]
                 self.watching = True
@@ -200,7 +202,9 @@ def _drain_queue(inbox_ref: "weakref.ref[_Inbox]") -> None:
     """Loop thread, the queue's descriptor readable: settles this loop's
     outcomes now and hands the others to their loops."""
     inbox = inbox_ref()
-    for op, code, a, b, cause in _queue.drain():  # type: ignore[union-attr]
+    if inbox is None:  # the loop is being collected
+        return
+    for op, code, a, b, cause in inbox.drainer.drain():  # type: ignore[union-attr]
         p = _queued.pop(op, None)
         if p is None:
             with _lock:
