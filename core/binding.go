@@ -41,7 +41,7 @@ func RequireAnyClientKey() BindOption {
 // kernel choose) with identity id. Clients that present no certificate are
 // accepted as anonymous unless an option requires one.
 func (l *Listener) BindQUIC(addr string, id *Identity, opts ...BindOption) (*Binding, error) {
-	if err := l.rt.usable(); err != nil {
+	if err := l.bindable(); err != nil {
 		return nil, err
 	}
 	var o bindOptions

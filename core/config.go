@@ -21,12 +21,34 @@ type Config struct {
 	// (16 KiB headers, 2048 uni / 1024 bidi streams, 1 MiB / 16 MiB windows,
 	// 30 s idle, 10 s keep-alive, 10 s hello timeout).
 	Limits Limits
-	// Guarantees is offered and required on every connection (one set per
-	// runtime in v0). The zero value is core. Levels this runtime cannot
-	// honour are refused by NewRuntime, never silently weakened; it honours
-	// PerProducer ordering (detect or reassemble) and Bounded deduplication
-	// beyond core. A peer that does not offer them fails the handshake.
+	// Guarantees is required of every peer, on every connection, and
+	// offered too: a HELLO may not require more than it offers (SEMANTICS.md
+	// §3.3). The zero value is core. Levels this runtime cannot honour are
+	// refused by NewRuntime, never silently weakened; it honours PerProducer
+	// ordering (detect or reassemble) and Bounded deduplication beyond core.
+	// A peer that does not offer them fails the handshake.
+	//
+	// An acknowledgement above TransportReceipt (Accepted, Stored) is the
+	// peer's to honour: a client requires it of a broker. Since the HELLO
+	// then offers it as well, which such a client could not keep towards a
+	// dialler, a runtime that requires it and serves no queues only dials:
+	// its Listener refuses to bind.
 	Guarantees GuaranteeSet
+	// Offer is what the runtime offers on every connection when it is more
+	// than it requires; the zero value offers exactly Guarantees. It must
+	// reach Guarantees in every dimension. Beyond Guarantees it may raise
+	// the acknowledgement to Accepted or Stored only with ServesQueues.
+	Offer GuaranteeSet
+	// ServesQueues says the runtime's endpoints are a broker's queues, which
+	// confirm what they admit at Accepted, or at Stored with their
+	// durability; only such a runtime may offer those levels, and it
+	// requires core acknowledgement of its peers. Set by programs that embed
+	// core/broker, through broker.RuntimeConfig, which also sets Offer to
+	// the level every one of its queues reaches. NewRuntime cannot check the
+	// claim; broker.New refuses a runtime whose offer its queues do not
+	// reach. Other endpoints on such a runtime would be covered by the same
+	// offer, so give them a runtime of their own.
+	ServesQueues bool
 	// MaxConnections bounds accepted connections per binding (default 1024).
 	MaxConnections int
 	// MaxConnectionsPerPeer bounds accepted connections per proved key per
@@ -79,17 +101,8 @@ const (
 // DefaultEndpointQueue is the default accept-queue depth per path.
 const DefaultEndpointQueue = 256
 
-// runtimeCapabilities is what this build can honour beyond core:
-// PerProducer ordering in both modes and Bounded deduplication
-// (sequence.go, seqreceive.go, dedup.go). Stable producer naming stays
-// refused: it needs an L2 supplier (decision 0008).
-var runtimeCapabilities = guarantee.Capabilities{Ordering: true, Deduplication: true}
-
 func (c Config) validate() (Config, error) {
-	if err := c.Guarantees.Validate(); err != nil {
-		return c, err
-	}
-	if err := c.Guarantees.Supported(runtimeCapabilities); err != nil {
+	if err := c.validateGuarantees(); err != nil {
 		return c, err
 	}
 	if c.EndpointQueue < 0 || c.MaxConnections < 0 || c.MaxConnectionsPerPeer < 0 {
@@ -111,8 +124,8 @@ func (c Config) validate() (Config, error) {
 func (c Config) transport() transport.Config {
 	tc := transport.NewConfig()
 	tc.Limits = c.Limits
-	tc.Offered = c.Guarantees.Wire()
-	tc.Required = tc.Offered
+	tc.Offered = c.offered().Wire()
+	tc.Required = c.Guarantees.Wire()
 	tc.MaxConnections = c.MaxConnections
 	tc.MaxConnectionsPerPeer = c.MaxConnectionsPerPeer
 	if c.Datagrams {

@@ -39,10 +39,13 @@
 //
 // # Guarantees
 //
-// Config.Guarantees is the runtime's guarantee set, offered and required on
-// every connection; the zero value is core. Beyond core this build honours
-// PerProducer ordering and Bounded deduplication, for one-way transfers
-// (never exchanges). The sender numbers each transfer per connection and
+// Config.Guarantees is the runtime's guarantee set, required of every peer
+// and offered on every connection; the zero value is core. Config.Offer
+// offers more: a broker's runtime (broker.RuntimeConfig) offers Accepted or
+// Stored and requires core, so a client whose Guarantees require Accepted
+// connects to it and fails the handshake against any other (such a client
+// only dials). Beyond core this build honours PerProducer ordering and
+// Bounded deduplication, for one-way transfers (never exchanges). The sender numbers each transfer per connection and
 // topic, else path, so a receiver in detect mode reports what it never got
 // as IncomingMeta.Missed, a reassembling one holds early arrivals (at most
 // 256 per connection) and releases them in order, and a deduplicating one

@@ -11,7 +11,7 @@ import (
 // 0x20, no "@" and no "/". An in-process peer has no identity, so the
 // binding has no fingerprint.
 func (l *Listener) BindInproc(bus string) (*Binding, error) {
-	if err := l.rt.usable(); err != nil {
+	if err := l.bindable(); err != nil {
 		return nil, err
 	}
 	tl, err := transport.ListenInproc(bus, l.rt.tcfg, router{l: l})
@@ -56,7 +56,7 @@ func (b *Binding) localURL(path string) string {
 // not a socket, is AddressInUse. The socket is mode 0600, and peers are
 // proved by the kernel (IncomingMeta.LocalPeer), not by a key.
 func (l *Listener) BindUnix(path string) (*Binding, error) {
-	if err := l.rt.usable(); err != nil {
+	if err := l.bindable(); err != nil {
 		return nil, err
 	}
 	tl, err := transport.ListenUnix(path, l.rt.tcfg, router{l: l})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	weida "github.com/weida-go/weida/core"
+	"github.com/weida-go/weida/core/broker"
 )
 
 // verb is one subcommand: its command-line grammar and what it does.
@@ -21,7 +22,10 @@ type verb struct {
 	// check enforces the verb's own usage rules once the arguments are
 	// read, e.g. serve's role; nil when there are none.
 	check func(*invocation) error
-	run   func(ctx context.Context, rt *weida.Runtime, inv *invocation, con console) error
+	// runtimeConfig, when set, is the configuration of the runtime the verb
+	// runs on (the broker's offer depends on its queues); nil is the default.
+	runtimeConfig func(*invocation) (weida.Config, error)
+	run           func(ctx context.Context, rt *weida.Runtime, inv *invocation, con console) error
 }
 
 // option is a "--name" argument; value names its operand, and is empty for
@@ -43,6 +47,9 @@ type invocation struct {
 	// hand finish, the drain the rest. It is fixed at its first call, and
 	// runVerb sets it before the verb runs.
 	drainDeadline func() time.Time
+	// broker is the broker verb's configuration, read once by its
+	// runtimeConfig so the runtime's offer and the queues agree.
+	broker broker.Config
 }
 
 // value returns the operand of o, when o was given.

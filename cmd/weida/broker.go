@@ -31,24 +31,38 @@ var brokerVerb = &verb{
 	summary: "serve a queue at the bind URL's path (and at each --queue path) and print one " +
 		"dialling address per queue on stdout; producers send to it, subscribers grant credit " +
 		"and settle with Processed",
-	options: []option{optQueue, optData, optConfig, optIdentity, optCertOut},
-	run:     runBroker,
+	options:       []option{optQueue, optData, optConfig, optIdentity, optCertOut},
+	runtimeConfig: brokerRuntimeConfig,
+	run:           runBroker,
 }
 
-// runBroker builds the configuration, claims the queues' paths, binds,
-// prints the addresses and serves until SIGINT or SIGTERM. It then retires
-// the queues (refusing new messages, letting deliveries out settle) until
-// the drain deadline, and closes the broker; the runtime's drain follows
-// (runVerb).
+// brokerRuntimeConfig reads the broker's configuration into inv and
+// returns the runtime configuration that serves it: the runtime offers the
+// acknowledgement every queue reaches and requires core (BROKER.md O-4),
+// so a client requiring Stored(Flushed) fails the handshake against a
+// broker with a memory queue instead of sending to it.
+func brokerRuntimeConfig(inv *invocation) (weida.Config, error) {
+	addr, err := identity.ParseBindAddress(inv.url)
+	if err != nil {
+		return weida.Config{}, err
+	}
+	if inv.broker, err = brokerConfig(inv, addr.Path); err != nil {
+		return weida.Config{}, err
+	}
+	return broker.RuntimeConfig(weida.Config{}, inv.broker), nil
+}
+
+// runBroker claims the queues' paths (configured by brokerRuntimeConfig),
+// binds, prints the addresses and serves until SIGINT or SIGTERM. It then
+// retires the queues (refusing new messages, letting deliveries out
+// settle) until the drain deadline, and closes the broker; the runtime's
+// drain follows (runVerb).
 func runBroker(ctx context.Context, rt *weida.Runtime, inv *invocation, con console) error {
 	addr, err := identity.ParseBindAddress(inv.url)
 	if err != nil {
 		return err
 	}
-	cfg, err := brokerConfig(inv, addr.Path)
-	if err != nil {
-		return err
-	}
+	cfg := inv.broker
 	cfg.OnError = func(path string, err error) { fmt.Fprintf(con.err, "weida: queue %s: %v\n", path, err) }
 	id, err := serverIdentity(inv, con)
 	if err != nil {

@@ -128,7 +128,15 @@ func run(args []string, con console) int {
 // than aborting: a finished send whose receipt is still in flight, or a
 // reply the requester has not read yet, keeps its bytes (SURFACE.md §1.7).
 func runVerb(ctx context.Context, inv *invocation, con console) error {
-	rt, err := weida.NewRuntime(weida.Config{})
+	var cfg weida.Config
+	if inv.verb.runtimeConfig != nil {
+		var err error
+		if cfg, err = inv.verb.runtimeConfig(inv); err != nil {
+			reportError(con.err, err)
+			return err
+		}
+	}
+	rt, err := weida.NewRuntime(cfg)
 	if err != nil {
 		reportError(con.err, err)
 		return err

@@ -11,8 +11,8 @@ import (
 // BROKER.md §17, admission.
 
 func TestConfirmIsAcceptedWithNoConsumer(t *testing.T) {
-	tb := startBroker(t, queues("/jobs"))
-	p := newProducer(t, tb.binding.URL("/jobs"))
+	tb, url := startJobs(t)
+	p := newProducer(t, url)
 	level, err := p.send(t, "", []byte("hello"))
 	if err != nil {
 		t.Fatal(err)
@@ -67,8 +67,8 @@ func TestUnregisteredPathIsUnknownEndpoint(t *testing.T) {
 }
 
 func TestOneWayTransferIsAdmittedSilently(t *testing.T) {
-	tb := startBroker(t, queues("/jobs"))
-	p := newProducer(t, tb.binding.URL("/jobs"))
+	tb, url := startJobs(t)
+	p := newProducer(t, url)
 	if err := p.push.SendWith(ctxFor(t), weida.TransferMeta{Topic: "a.b", ContentType: "text/plain"}, []byte("twelve bytes")); err != nil {
 		t.Fatal(err)
 	}
@@ -94,8 +94,8 @@ func TestProducerVanishingMidBodyLeavesNoHalfMessage(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			tb := startBroker(t, queues("/jobs"))
-			p := newProducer(t, tb.binding.URL("/jobs"))
+			tb, url := startJobs(t)
+			p := newProducer(t, url)
 			out, err := c.open(p)
 			if err != nil {
 				t.Fatal(err)

@@ -32,12 +32,18 @@ type Broker struct {
 // New validates cfg, opens the store and recovers the persistent queues
 // (when any is configured), then registers every queue's path on rt's
 // Listener. Too many queues is LimitExceeded before any path is claimed; a
-// path another registration holds is AlreadyRegistered; a data directory
-// that cannot be used, or a corrupt store, is an Io error. On any failure
-// nothing stays claimed or open.
+// runtime that offers an acknowledgement some queue does not reach is a
+// Runtime error (RuntimeConfig builds one offering what they all reach; a
+// plain runtime works too, offering core); a path another registration
+// holds is AlreadyRegistered; a data directory that cannot be used, or a
+// corrupt store, is an Io error. On any failure nothing stays claimed or
+// open.
 func New(rt *weida.Runtime, cfg Config) (*Broker, error) {
 	cfg, err := cfg.validated()
 	if err != nil {
+		return nil, err
+	}
+	if err := checkOffer(rt.Offered(), cfg.Queues); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())

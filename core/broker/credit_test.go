@@ -14,10 +14,9 @@ import (
 const quiet = 150 * time.Millisecond
 
 func TestNothingIsDeliveredBeforeAGrant(t *testing.T) {
-	tb := startBroker(t, queues("/jobs"))
-	url := tb.binding.URL("/jobs")
+	tb, url := startJobs(t)
 	c := newConsumer(t, url, "", 0)
-	tb.await(t, "/jobs", "the subscription", func(q *queue) bool { return len(q.consumers.list) == 1 })
+	tb.awaitConsumers(t, "/jobs", 1)
 	newProducer(t, url).mustSend(t, "", []byte("one"))
 	c.nothingWithin(t, quiet)
 	if s := tb.stats(t, "/jobs"); s.Ready != 1 || s.Unsettled != 0 {
@@ -32,13 +31,12 @@ func TestNothingIsDeliveredBeforeAGrant(t *testing.T) {
 }
 
 func TestRepeatedOrLowerGrantChangesNothing(t *testing.T) {
-	tb := startBroker(t, queues("/jobs"))
-	url := tb.binding.URL("/jobs")
+	tb, url := startJobs(t)
 	c := newConsumer(t, url, "", 1)
 	p := newProducer(t, url)
 	p.mustSend(t, "", []byte("first"))
 	c.recv(t).settle(t)
-	tb.await(t, "/jobs", "the settlement", func(q *queue) bool { return len(q.unsettled) == 0 })
+	tb.awaitSettled(t, "/jobs")
 
 	// Restate the standing limit and a lower one on the broker's side, as
 	// duplicated and reordered CREDIT frames would arrive.
@@ -58,11 +56,10 @@ func TestRepeatedOrLowerGrantChangesNothing(t *testing.T) {
 }
 
 func TestAConsumerAtItsLimitYieldsAndEachMessageGoesToOne(t *testing.T) {
-	tb := startBroker(t, queues("/jobs"))
-	url := tb.binding.URL("/jobs")
+	tb, url := startJobs(t)
 	a := newConsumer(t, url, "", 1)
 	b := newConsumer(t, url, "", 5)
-	tb.await(t, "/jobs", "two subscriptions", func(q *queue) bool { return len(q.consumers.list) == 2 })
+	tb.awaitConsumers(t, "/jobs", 2)
 	p := newProducer(t, url)
 	const n = 5
 	for i := range n {
@@ -86,17 +83,16 @@ func TestAConsumerAtItsLimitYieldsAndEachMessageGoesToOne(t *testing.T) {
 }
 
 func TestUnsubscribeAndConnectionCloseRemoveConsumers(t *testing.T) {
-	tb := startBroker(t, queues("/jobs"))
-	url := tb.binding.URL("/jobs")
+	tb, url := startJobs(t)
 	a := newConsumer(t, url, "", 10)
 	b := newConsumer(t, url, "x.#", 10)
-	tb.await(t, "/jobs", "two subscriptions", func(q *queue) bool { return len(q.consumers.list) == 2 })
+	tb.awaitConsumers(t, "/jobs", 2)
 	if err := b.Unsubscribe(ctxFor(t), "x.#"); err != nil {
 		t.Fatal(err)
 	}
-	tb.await(t, "/jobs", "the unsubscribe", func(q *queue) bool { return len(q.consumers.list) == 1 })
+	tb.awaitConsumers(t, "/jobs", 1)
 	_ = a.Close()
-	tb.await(t, "/jobs", "the connection's end", func(q *queue) bool { return len(q.consumers.list) == 0 })
+	tb.awaitConsumers(t, "/jobs", 0)
 	newProducer(t, url).mustSend(t, "x.y", []byte("kept"))
 	if s := tb.stats(t, "/jobs"); s.Ready != 1 || s.Consumers != 0 {
 		t.Fatalf("stats %+v, want the message held for nobody", s)
@@ -104,11 +100,10 @@ func TestUnsubscribeAndConnectionCloseRemoveConsumers(t *testing.T) {
 }
 
 func TestFiltersSelect(t *testing.T) {
-	tb := startBroker(t, queues("/jobs"))
-	url := tb.binding.URL("/jobs")
+	tb, url := startJobs(t)
 	eur := newConsumer(t, url, "px.eur", 10)
 	all := newConsumer(t, url, "orders.#", 10)
-	tb.await(t, "/jobs", "two subscriptions", func(q *queue) bool { return len(q.consumers.list) == 2 })
+	tb.awaitConsumers(t, "/jobs", 2)
 	p := newProducer(t, url)
 	p.mustSend(t, "orders.new", []byte("o1"))
 	p.mustSend(t, "px.eur", []byte("p1"))
@@ -131,17 +126,16 @@ func TestFiltersSelect(t *testing.T) {
 			t.Fatalf("received %q, want %q", bodies, c.want)
 		}
 	}
-	tb.await(t, "/jobs", "the settlements", func(q *queue) bool { return len(q.unsettled) == 0 })
+	tb.awaitSettled(t, "/jobs")
 	if s := tb.stats(t, "/jobs"); s.Ready != 1 {
 		t.Fatalf("stats %+v, want only px.usd left", s)
 	}
 }
 
 func TestAGrantBeforeItsSubscribeIsHeld(t *testing.T) {
-	tb := startBroker(t, queues("/jobs"))
-	url := tb.binding.URL("/jobs")
+	tb, url := startJobs(t)
 	c := newConsumer(t, url, "", 0)
-	tb.await(t, "/jobs", "the subscription", func(q *queue) bool { return len(q.consumers.list) == 1 })
+	tb.awaitConsumers(t, "/jobs", 1)
 	q := tb.byPath["/jobs"]
 	var conn subKey
 	if err := q.call(ctxFor(t), func() {

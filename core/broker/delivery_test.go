@@ -9,8 +9,7 @@ import (
 // BROKER.md §7: distribution and the delivery transfer.
 
 func TestDeliveriesRoundRobinAmongConsumersWithCredit(t *testing.T) {
-	tb := startBroker(t, queues("/jobs"))
-	url := tb.binding.URL("/jobs")
+	tb, url := startJobs(t)
 	a := newConsumer(t, url, "", 10)
 	b := newConsumer(t, url, "", 10)
 	tb.await(t, "/jobs", "two subscriptions with credit", func(q *queue) bool {
@@ -29,8 +28,7 @@ func TestDeliveriesRoundRobinAmongConsumersWithCredit(t *testing.T) {
 }
 
 func TestADeliveryCarriesTheProducersHeaderUnmodified(t *testing.T) {
-	tb := startBroker(t, queues("/jobs"))
-	url := tb.binding.URL("/jobs")
+	_, url := startJobs(t)
 	c := newConsumer(t, url, "", 1)
 	sent := weida.TransferMeta{Topic: "orders.eu", ContentType: "application/json",
 		Traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", Tracestate: "vendor=opaque,x=1",

@@ -69,6 +69,18 @@
 // reports are relayed, so no queue-to-queue relay exists (O-9). A message
 // that keeps coming back goes to the head each time, with no backoff; its
 // count shows in QueueStats.MaxAttempts (O-11). Deliveries are one-way
-// transfers settled by a cursor (O-12). Not built: the guarantee offer of
-// O-4 (the runtime still offers and requires one set).
+// transfers settled by a cursor (O-12). The broker's runtime, built with
+// RuntimeConfig, offers the acknowledgement every queue reaches (Accepted,
+// or Stored at the weakest queue's durability) and requires core, so core
+// clients connect and a client requiring more fails the handshake (O-4).
+//
+// # The runtime
+//
+// Build the runtime a broker serves on with RuntimeConfig(base, cfg): it
+// marks it ServesQueues and offers what the queues reach. The offer is made
+// once per connection, before any path is named, so the weakest queue sets
+// it, and other endpoints on that runtime would be covered by it too: give
+// them a runtime of their own. New refuses a runtime that offers more than
+// its queues reach. A plain runtime works as well, offering core: clients
+// requiring Accepted or Stored then fail the handshake against it.
 package broker

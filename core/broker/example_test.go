@@ -18,8 +18,10 @@ func Example() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 
-	// The broker: a runtime, a binding, one memory queue at /jobs.
-	rt, err := weida.NewRuntime(weida.Config{})
+	// The broker: one memory queue at /jobs, on a runtime that offers
+	// Accepted (what the queue confirms at) and binds on loopback.
+	cfg := broker.Config{Queues: []broker.QueueConfig{{Path: "/jobs"}}}
+	rt, err := weida.NewRuntime(broker.RuntimeConfig(weida.Config{}, cfg))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -32,7 +34,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	b, err := broker.New(rt, broker.Config{Queues: []broker.QueueConfig{{Path: "/jobs"}}})
+	b, err := broker.New(rt, cfg)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package broker
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -18,10 +19,13 @@ func ctxFor(t *testing.T) context.Context {
 	return ctx
 }
 
-// newRuntime starts a runtime shut down when the test ends.
-func newRuntime(t *testing.T) *weida.Runtime {
+// newRuntime starts a plain runtime shut down when the test ends.
+func newRuntime(t *testing.T) *weida.Runtime { return newRuntimeWith(t, weida.Config{}) }
+
+// newRuntimeWith starts a runtime with cfg, shut down when the test ends.
+func newRuntimeWith(t *testing.T, cfg weida.Config) *weida.Runtime {
 	t.Helper()
-	rt, err := weida.NewRuntime(weida.Config{})
+	rt, err := weida.NewRuntime(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,11 +40,18 @@ type testBroker struct {
 	binding *weida.Binding
 }
 
-// startBroker binds a fresh runtime on loopback and serves a broker under
-// cfg; every queue defaults to Memory. It closes when the test ends.
+// startBroker binds a fresh runtime built by RuntimeConfig on loopback
+// and serves a broker under cfg; every queue defaults to Memory. It closes
+// when the test ends.
 func startBroker(t *testing.T, cfg Config) *testBroker {
 	t.Helper()
-	rt := newRuntime(t)
+	return startBrokerOn(t, RuntimeConfig(weida.Config{}, cfg), cfg)
+}
+
+// startBrokerOn is startBroker on a runtime configured with rtCfg.
+func startBrokerOn(t *testing.T, rtCfg weida.Config, cfg Config) *testBroker {
+	t.Helper()
+	rt := newRuntimeWith(t, rtCfg)
 	id, err := weida.GenerateIdentity()
 	if err != nil {
 		t.Fatal(err)
@@ -74,6 +85,14 @@ func queues(paths ...string) Config {
 	return c
 }
 
+// startJobs serves a broker with one memory queue at /jobs, the setup of
+// most tests, and returns it with the queue's URL.
+func startJobs(t *testing.T) (*testBroker, string) {
+	t.Helper()
+	tb := startBroker(t, queues("/jobs"))
+	return tb, tb.binding.URL("/jobs")
+}
+
 // await waits until cond holds on the queue's loop.
 func (tb *testBroker) await(t *testing.T, path string, what string, cond func(q *queue) bool) {
 	t.Helper()
@@ -81,6 +100,35 @@ func (tb *testBroker) await(t *testing.T, path string, what string, cond func(q 
 	if err := q.await(ctxFor(t), func() bool { return cond(q) }); err != nil {
 		t.Fatalf("waiting for %s at %s: %v", what, path, err)
 	}
+}
+
+// awaitConsumers waits until the queue has n subscriptions.
+func (tb *testBroker) awaitConsumers(t *testing.T, path string, n int) {
+	t.Helper()
+	tb.await(t, path, fmt.Sprintf("%d subscriptions", n), func(q *queue) bool { return len(q.consumers.list) == n })
+}
+
+// awaitSettled waits until the queue has no delivery out.
+func (tb *testBroker) awaitSettled(t *testing.T, path string) {
+	t.Helper()
+	tb.await(t, path, "the settlements", func(q *queue) bool { return len(q.unsettled) == 0 })
+}
+
+// awaitRequeued waits until the queue's one message is held again, with
+// no delivery out.
+func (tb *testBroker) awaitRequeued(t *testing.T, path string) {
+	t.Helper()
+	tb.await(t, path, "the message held again", func(q *queue) bool { return len(q.ready) == 1 && len(q.unsettled) == 0 })
+}
+
+// retireBegun starts Retire with a deadline after within and returns once
+// the queue at path is retiring; Retire's result comes on the channel.
+func (tb *testBroker) retireBegun(t *testing.T, path string, within time.Duration) <-chan Retired {
+	t.Helper()
+	done := make(chan Retired, 1)
+	go func() { done <- tb.Retire(time.Now().Add(within)) }()
+	tb.await(t, path, "retire begun", func(q *queue) bool { return q.retiring != nil })
+	return done
 }
 
 // stats reads the queue's stats.
@@ -153,17 +201,44 @@ func (p *producer) pushReporting(t *testing.T, topic string, body []byte, levels
 	if err != nil {
 		t.Fatal(err)
 	}
+	return sendAll(t, out, body)
+}
+
+// sendAll writes body on out and finishes it; it returns out's cursors
+// (nil for an empty order), closed when the test ends.
+func sendAll(t *testing.T, out *weida.OutgoingTransfer, body []byte) *weida.Cursors {
+	t.Helper()
 	c := out.Cursors()
+	if c != nil {
+		t.Cleanup(func() { _ = c.Close() })
+	}
 	if _, err := out.Write(body); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := out.Finish(); err != nil {
 		t.Fatal(err)
 	}
-	if c != nil {
-		t.Cleanup(func() { _ = c.Close() })
-	}
 	return c
+}
+
+// exchange opens an exchange that orders order, sends body and returns the
+// confirm, which must carry key 8 = Accepted, and the report's cursors
+// (nil for an empty order; closed when the test ends).
+func (p *producer) exchange(t *testing.T, order weida.ReportOrder, body []byte) (*weida.IncomingTransfer, *weida.Cursors) {
+	t.Helper()
+	out, reply, err := p.req.Open(ctxFor(t), weida.TransferMeta{Report: order})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := sendAll(t, out, body)
+	in, err := reply.Recv(ctxFor(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if level, ok := in.Meta().Achieved(); !ok || level != weida.Accepted {
+		t.Fatalf("confirm key 8 = %d (present %v), want Accepted", level, ok)
+	}
+	return in, c
 }
 
 // finalReport waits for a report to end and returns what it said.

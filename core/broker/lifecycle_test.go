@@ -28,8 +28,7 @@ func settleGoroutines(t *testing.T, baseline int) {
 func TestCloseEndsEveryGoroutine(t *testing.T) {
 	baseline := runtime.NumGoroutine()
 	t.Run("traffic", func(t *testing.T) {
-		tb := startBroker(t, queues("/jobs"))
-		url := tb.binding.URL("/jobs")
+		tb, url := startJobs(t)
 		p := newProducer(t, url)
 		c := newConsumer(t, url, "", 2)
 		p.mustSend(t, "", []byte("settled"))

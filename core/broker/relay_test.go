@@ -13,8 +13,8 @@ import (
 // BROKER.md §17 cursors, §10 relay (decision 0029 §4.1-§4.5).
 
 func TestOneWayProducerOrderingAcceptedGetsOneRecordAtTheLength(t *testing.T) {
-	tb := startBroker(t, queues("/jobs"))
-	p := newProducer(t, tb.binding.URL("/jobs"))
+	_, url := startJobs(t)
+	p := newProducer(t, url)
 	c := p.pushReporting(t, "", []byte("eleven byte"), weida.Accepted)
 	if got := finalReport(t, c); !maps.Equal(got, map[uint64]uint64{weida.Accepted: 11}) {
 		t.Fatalf("final report %v, want exactly Accepted at 11", got)
@@ -22,25 +22,9 @@ func TestOneWayProducerOrderingAcceptedGetsOneRecordAtTheLength(t *testing.T) {
 }
 
 func TestExchangeGetsKey8AndTheCursorItOrdered(t *testing.T) {
-	tb := startBroker(t, queues("/jobs"))
-	p := newProducer(t, tb.binding.URL("/jobs"))
-	out, reply, err := p.req.Open(ctxFor(t), weida.TransferMeta{Report: weida.ReportOrder{Levels: []uint64{weida.Accepted}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cursors := out.Cursors()
-	defer cursors.Close()
-	_, _ = out.Write([]byte("abc"))
-	if _, err := out.Finish(); err != nil {
-		t.Fatal(err)
-	}
-	in, err := reply.Recv(ctxFor(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if level, ok := in.Meta().Achieved(); !ok || level != weida.Accepted {
-		t.Fatalf("confirm key 8 = %d (present %v), want Accepted", level, ok)
-	}
+	_, url := startJobs(t)
+	p := newProducer(t, url)
+	in, cursors := p.exchange(t, weida.ReportOrder{Levels: []uint64{weida.Accepted}}, []byte("abc"))
 	if body, _ := in.Collect(16); len(body) != 0 {
 		t.Fatalf("the confirm carries a payload %q", body)
 	}
@@ -50,25 +34,11 @@ func TestExchangeGetsKey8AndTheCursorItOrdered(t *testing.T) {
 }
 
 func TestAnExchangeOrderingNothingGetsKey8Only(t *testing.T) {
-	tb := startBroker(t, queues("/jobs"))
-	p := newProducer(t, tb.binding.URL("/jobs"))
-	out, reply, err := p.req.Open(ctxFor(t), weida.TransferMeta{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.Cursors() != nil {
+	_, url := startJobs(t)
+	p := newProducer(t, url)
+	// exchange checks the confirm's key 8.
+	if _, cursors := p.exchange(t, weida.ReportOrder{}, []byte("abc")); cursors != nil {
 		t.Fatal("an exchange that ordered nothing has a report to read")
-	}
-	_, _ = out.Write([]byte("abc"))
-	if _, err := out.Finish(); err != nil {
-		t.Fatal(err)
-	}
-	in, err := reply.Recv(ctxFor(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if level, ok := in.Meta().Achieved(); !ok || level != weida.Accepted {
-		t.Fatalf("confirm key 8 = %d (present %v), want Accepted", level, ok)
 	}
 }
 
@@ -86,8 +56,8 @@ func TestARefusedAdmissionReportsNothing(t *testing.T) {
 }
 
 func TestAStoredOrderOnAMemoryQueueStaysSilent(t *testing.T) {
-	tb := startBroker(t, queues("/jobs"))
-	p := newProducer(t, tb.binding.URL("/jobs"))
+	tb, url := startJobs(t)
+	p := newProducer(t, url)
 	c := p.pushReporting(t, "", []byte("abcd"), weida.Accepted, weida.Stored)
 	if got := finalReport(t, c); !maps.Equal(got, map[uint64]uint64{weida.Accepted: 4}) {
 		t.Fatalf("final report %v, want Accepted only: a memory queue never says Stored", got)
@@ -98,8 +68,7 @@ func TestAStoredOrderOnAMemoryQueueStaysSilent(t *testing.T) {
 }
 
 func TestProcessedIsRelayedAtTheProducersOffset(t *testing.T) {
-	tb := startBroker(t, queues("/jobs"))
-	url := tb.binding.URL("/jobs")
+	_, url := startJobs(t)
 	p := newProducer(t, url)
 	cons := newConsumer(t, url, "", 1)
 	body := []byte("payload of 21 bytes..")
@@ -116,8 +85,7 @@ func TestProcessedIsRelayedAtTheProducersOffset(t *testing.T) {
 }
 
 func TestAnUnreportedLevelStaysSilent(t *testing.T) {
-	tb := startBroker(t, queues("/jobs"))
-	url := tb.binding.URL("/jobs")
+	tb, url := startJobs(t)
 	p := newProducer(t, url)
 	cons := newConsumer(t, url, "", 1)
 	c := p.pushReporting(t, "", []byte("abc"), weida.Accepted, weida.Processed)
@@ -132,8 +100,7 @@ func TestAnUnreportedLevelStaysSilent(t *testing.T) {
 }
 
 func TestAProducerOrderingNothingGetsNoReportAndTheDeliveryStillSettles(t *testing.T) {
-	tb := startBroker(t, queues("/jobs"))
-	url := tb.binding.URL("/jobs")
+	tb, url := startJobs(t)
 	p := newProducer(t, url)
 	cons := newConsumer(t, url, "", 1)
 	if c := p.pushReporting(t, "", []byte("x")); c != nil {
@@ -148,8 +115,7 @@ func TestAProducerOrderingNothingGetsNoReportAndTheDeliveryStillSettles(t *testi
 }
 
 func TestApplicationStagesAreRelayedAndStrayRecordsIgnored(t *testing.T) {
-	tb := startBroker(t, queues("/jobs"))
-	url := tb.binding.URL("/jobs")
+	_, url := startJobs(t)
 	p := newProducer(t, url)
 	cons := newConsumer(t, url, "", 1)
 	c := p.pushReporting(t, "", []byte("0123456789"), weida.Processed, 17, 40)
@@ -259,8 +225,7 @@ func TestRelayRules(t *testing.T) {
 }
 
 func TestARelayedRecordIsTheConsumersOwnOffset(t *testing.T) {
-	tb := startBroker(t, queues("/jobs"))
-	url := tb.binding.URL("/jobs")
+	_, url := startJobs(t)
 	p := newProducer(t, url)
 	cons := newConsumer(t, url, "", 2)
 	c := p.pushReporting(t, "", []byte("0123456789"), weida.Processed)

@@ -22,8 +22,7 @@ func TestRetireAnEmptyQueueReturnsAtOnce(t *testing.T) {
 }
 
 func TestRetireWithASilentConsumerRequeuesAtTheDeadline(t *testing.T) {
-	tb := startBroker(t, queues("/jobs"))
-	url := tb.binding.URL("/jobs")
+	tb, url := startJobs(t)
 	c := newConsumer(t, url, "", 1)
 	newProducer(t, url).mustSend(t, "", []byte("m"))
 	c.recv(t) // never reported
@@ -35,18 +34,15 @@ func TestRetireWithASilentConsumerRequeuesAtTheDeadline(t *testing.T) {
 	if r != (Retired{Requeued: 1}) {
 		t.Fatalf("retired %+v, want one requeued", r)
 	}
-	tb.await(t, "/jobs", "the message held again", func(q *queue) bool { return len(q.ready) == 1 && len(q.unsettled) == 0 })
+	tb.awaitRequeued(t, "/jobs")
 }
 
 func TestRetireWaitsForASettlement(t *testing.T) {
-	tb := startBroker(t, queues("/jobs"))
-	url := tb.binding.URL("/jobs")
+	tb, url := startJobs(t)
 	c := newConsumer(t, url, "", 1)
 	newProducer(t, url).mustSend(t, "", []byte("m"))
 	got := c.recv(t)
-	done := make(chan Retired)
-	go func() { done <- tb.Retire(time.Now().Add(15 * time.Second)) }()
-	tb.await(t, "/jobs", "retire begun", func(q *queue) bool { return q.retiring != nil })
+	done := tb.retireBegun(t, "/jobs", 15*time.Second)
 	got.settle(t)
 	if r := <-done; r != (Retired{Settled: 1}) {
 		t.Fatalf("retired %+v, want one settled", r)
@@ -54,15 +50,12 @@ func TestRetireWaitsForASettlement(t *testing.T) {
 }
 
 func TestASendAfterRetireBeganIsRejected(t *testing.T) {
-	tb := startBroker(t, queues("/jobs"))
-	url := tb.binding.URL("/jobs")
+	tb, url := startJobs(t)
 	p := newProducer(t, url)
 	c := newConsumer(t, url, "", 1)
 	p.mustSend(t, "", []byte("first"))
 	got := c.recv(t) // keeps retire waiting
-	done := make(chan Retired)
-	go func() { done <- tb.Retire(time.Now().Add(15 * time.Second)) }()
-	tb.await(t, "/jobs", "retire begun", func(q *queue) bool { return q.retiring != nil })
+	done := tb.retireBegun(t, "/jobs", 15*time.Second)
 	if _, err := p.send(t, "", []byte("late")); !errors.Is(err, weida.ErrRejected) {
 		t.Fatalf("send during retire: %v, want Rejected", err)
 	}
@@ -75,8 +68,8 @@ func TestASendAfterRetireBeganIsRejected(t *testing.T) {
 }
 
 func TestRetireCountsMessagesNobodyCanTake(t *testing.T) {
-	tb := startBroker(t, queues("/jobs"))
-	p := newProducer(t, tb.binding.URL("/jobs"))
+	tb, url := startJobs(t)
+	p := newProducer(t, url)
 	p.mustSend(t, "", []byte("a"))
 	p.mustSend(t, "", []byte("b"))
 	if r := tb.Retire(time.Now().Add(10 * time.Second)); r != (Retired{Unsettled: 2}) {

@@ -9,8 +9,7 @@ import (
 // BROKER.md §17, settlement, and §9 redelivery.
 
 func TestAReportedDeliveryLeavesAndFreesItsBytes(t *testing.T) {
-	tb := startBroker(t, queues("/jobs"))
-	url := tb.binding.URL("/jobs")
+	tb, url := startJobs(t)
 	c := newConsumer(t, url, "", 1)
 	newProducer(t, url).mustSend(t, "", []byte("work"))
 	got := c.recv(t)
@@ -18,15 +17,14 @@ func TestAReportedDeliveryLeavesAndFreesItsBytes(t *testing.T) {
 		t.Fatalf("stats %+v while out, want one unsettled delivery keeping its charge", s)
 	}
 	got.settle(t)
-	tb.await(t, "/jobs", "the settlement", func(q *queue) bool { return len(q.unsettled) == 0 })
+	tb.awaitSettled(t, "/jobs")
 	if s := tb.stats(t, "/jobs"); s.Ready != 0 || s.Bytes != 0 {
 		t.Fatalf("stats %+v after settlement, want nothing held or charged", s)
 	}
 }
 
 func TestAPartialProcessedReportDoesNotSettle(t *testing.T) {
-	tb := startBroker(t, queues("/jobs"))
-	url := tb.binding.URL("/jobs")
+	_, url := startJobs(t)
 	c := newConsumer(t, url, "", 2)
 	newProducer(t, url).mustSend(t, "", []byte("0123456789"))
 	got := c.recv(t)
@@ -39,8 +37,7 @@ func TestAPartialProcessedReportDoesNotSettle(t *testing.T) {
 }
 
 func TestADeadConsumersDeliveryComesBackWithItsAttemptCount(t *testing.T) {
-	tb := startBroker(t, queues("/jobs"))
-	url := tb.binding.URL("/jobs")
+	tb, url := startJobs(t)
 	p := newProducer(t, url)
 	p.mustSend(t, "", []byte("poison?"))
 
@@ -56,7 +53,7 @@ func TestADeadConsumersDeliveryComesBackWithItsAttemptCount(t *testing.T) {
 			t.Fatalf("attempt %d: key 12 present = %v, want it only from 2 on", want, labelled)
 		}
 		_ = c.Close()
-		tb.await(t, "/jobs", "the requeue", func(q *queue) bool { return len(q.ready) == 1 && len(q.unsettled) == 0 })
+		tb.awaitRequeued(t, "/jobs")
 	}
 	c := newConsumer(t, url, "", 1)
 	got := c.recv(t)
@@ -98,21 +95,20 @@ func TestNeverDeliverAdmitsAndConfirms(t *testing.T) {
 	tb := startBroker(t, cfg)
 	url := tb.binding.URL("/jobs")
 	c := newConsumer(t, url, "", 10)
-	tb.await(t, "/jobs", "the subscription", func(q *queue) bool { return len(q.consumers.list) == 1 })
+	tb.awaitConsumers(t, "/jobs", 1)
 	newProducer(t, url).mustSend(t, "", []byte("kept"))
 	c.nothingWithin(t, quiet)
 }
 
 func TestUnsubscribeReturnsWhatTheSubscriptionHeld(t *testing.T) {
-	tb := startBroker(t, queues("/jobs"))
-	url := tb.binding.URL("/jobs")
+	tb, url := startJobs(t)
 	c := newConsumer(t, url, "", 1)
 	newProducer(t, url).mustSend(t, "", []byte("m"))
 	c.recv(t) // held, never reported
 	if err := c.Unsubscribe(ctxFor(t), ""); err != nil {
 		t.Fatal(err)
 	}
-	tb.await(t, "/jobs", "the requeue", func(q *queue) bool { return len(q.ready) == 1 && len(q.unsettled) == 0 })
+	tb.awaitRequeued(t, "/jobs")
 	other := newConsumer(t, url, "", 1)
 	if got := other.recv(t); got.attempt != 2 {
 		t.Fatalf("redelivery after unsubscribe carried attempt %d, want 2", got.attempt)

@@ -11,8 +11,7 @@ import (
 // at least once means every message is processed, and nothing is left.
 func TestEveryMessageIsSettledDespiteAConsumerDying(t *testing.T) {
 	const producers, perProducer = 4, 50
-	tb := startBroker(t, queues("/jobs"))
-	url := tb.binding.URL("/jobs")
+	tb, url := startJobs(t)
 
 	ctx := ctxFor(t)
 	var mu sync.Mutex

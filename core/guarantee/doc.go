@@ -54,9 +54,10 @@
 // MaxDedupEntries (PROTOCOL.md §13). A connection that agreed on core makes
 // none of them.
 //
-// In v0 a runtime has one set, and it is both what the runtime offers and
-// what it requires of every peer (spec README, Semantics item 5). Hence the
-// agreed set of any live connection equals the runtime's own, and there is
-// no accessor for it. The L2 broker is the one exception the spec names: it
-// offers Accepted and requires only core (BROKER.md O-4).
+// A runtime requires one set of every peer and offers that set or a
+// stronger one (spec README, Semantics item 5, and BROKER.md O-4): the L2
+// broker offers Accepted, or Stored at the durability of its queues, and
+// requires only core, so core clients connect and a client requiring more
+// than the broker reaches fails the handshake. Capabilities.Accepted and
+// Capabilities.Stored are how such a runtime says what it can confirm.
 package guarantee

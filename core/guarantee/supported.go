@@ -1,5 +1,7 @@
 package guarantee
 
+import "fmt"
+
 // Capabilities is what a build and its runtime can honour beyond core. The
 // zero value is a runtime that honours core and nothing more, so a new
 // capability is opt-in where the code that honours it exists.
@@ -12,6 +14,12 @@ type Capabilities struct {
 	// Accepted: the runtime takes messages into a queue and reports Accepted
 	// (in v0, a broker).
 	Accepted bool
+	// Stored is the strongest durability at which the runtime stores a
+	// message before it confirms it (in v0, a broker with a store), or
+	// DurabilityUnset when it stores none. A runtime that stores at Written
+	// honours Stored(Written) and Stored with no axis, not Stored(Flushed);
+	// and since Accepted < Stored on the ladder, it honours Accepted too.
+	Stored Durability
 }
 
 // Supported checks s, assumed valid, against what the runtime can honour and
@@ -20,15 +28,15 @@ type Capabilities struct {
 // level the runtime cannot honour is an error at configuration time, not a
 // quieter success. The error is an *errs.Error of kind Runtime.
 //
-// Beyond c, no v0 runtime honours delivery above BestEffort, Stored,
-// Replicated or Processed, PerKey or Total ordering, Durable deduplication,
+// Beyond c, no v0 runtime honours delivery above BestEffort, Replicated
+// or Processed, PerKey or Total ordering, Durable deduplication,
 // any backpressure but Block, Stable producer naming, or control isolation.
 func (s Set) Supported(c Capabilities) error {
 	switch {
 	case s.Delivery != BestEffort:
 		return unhonoured("delivery", s.Delivery)
 	case !s.acknowledgementHonoured(c):
-		return unhonoured("acknowledgement", s.Acknowledgement)
+		return unhonoured("acknowledgement", s.acknowledgementWithAxis())
 	case !s.orderingHonoured(c):
 		return unhonoured("ordering", s.Ordering)
 	case !s.deduplicationHonoured(c):
@@ -44,19 +52,32 @@ func (s Set) Supported(c Capabilities) error {
 }
 
 // acknowledgementHonoured: anything up to the transport receipt is always
-// honoured; Accepted only by a runtime that queues; nothing above it in v0.
-// Durability and Replicas need no check of their own: they only come with
-// Stored or Replicated, which are refused here.
+// honoured; Accepted only by a runtime that queues; Stored only by one
+// that stores, at no stronger a durability than it stores at; nothing
+// above that in v0. Replicas needs no check of its own: it only comes with
+// Replicated, which is refused here.
 func (s Set) acknowledgementHonoured(c Capabilities) bool {
+	stores := c.Stored != DurabilityUnset && c.Stored.Rank() >= 0
 	switch {
 	case s.Acknowledgement.Rank() < 0:
 		return false
 	case s.Acknowledgement.Rank() <= TransportReceipt.Rank():
 		return true
 	case s.Acknowledgement == Accepted:
-		return c.Accepted
+		return c.Accepted || stores
+	case s.Acknowledgement == Stored:
+		return stores && s.Durability.Rank() >= 0 && s.Durability.Rank() <= c.Stored.Rank()
 	}
 	return false
+}
+
+// acknowledgementWithAxis names the level with its durability, e.g.
+// "Stored(Flushed)": a store at Written refuses Stored only at Flushed.
+func (s Set) acknowledgementWithAxis() string {
+	if s.Acknowledgement == Stored && s.Durability != DurabilityUnset {
+		return fmt.Sprintf("%v(%v)", s.Acknowledgement, s.Durability)
+	}
+	return s.Acknowledgement.String()
 }
 
 func (s Set) orderingHonoured(c Capabilities) bool {

@@ -7,7 +7,8 @@ import (
 
 func TestSupported(t *testing.T) {
 	none := Capabilities{}
-	all := Capabilities{Ordering: true, Deduplication: true, Accepted: true}
+	all := Capabilities{Ordering: true, Deduplication: true, Accepted: true, Stored: Flushed}
+	written := Capabilities{Stored: Written}
 	bounded := Set{Deduplication: DedupBounded, DedupWindow: time.Second}
 	tests := []struct {
 		name string
@@ -38,8 +39,21 @@ func TestSupported(t *testing.T) {
 		{"accepted by a broker", Set{Acknowledgement: Accepted}, Capabilities{Accepted: true}, ""},
 		{"accepted without a broker", Set{Acknowledgement: Accepted}, Capabilities{Ordering: true, Deduplication: true},
 			"guarantee set: acknowledgement Accepted cannot be honoured by this runtime"},
-		{"stored", Set{Acknowledgement: Stored, Durability: Flushed}, all,
+		{"accepted by a store", Set{Acknowledgement: Accepted}, written, ""},
+		{"stored flushed by a flushing store", Set{Acknowledgement: Stored, Durability: Flushed}, all, ""},
+		{"stored written by a flushing store", Set{Acknowledgement: Stored, Durability: Written}, all, ""},
+		{"stored without an axis by a store", Set{Acknowledgement: Stored}, written, ""},
+		{"stored written by a writing store", Set{Acknowledgement: Stored, Durability: Written}, written, ""},
+		{"stored flushed by a writing store", Set{Acknowledgement: Stored, Durability: Flushed}, written,
+			"guarantee set: acknowledgement Stored(Flushed) cannot be honoured by this runtime"},
+		{"stored by a queue that keeps memory", Set{Acknowledgement: Stored, Durability: Written}, Capabilities{Accepted: true},
+			"guarantee set: acknowledgement Stored(Written) cannot be honoured by this runtime"},
+		{"stored without a store", Set{Acknowledgement: Stored}, none,
 			"guarantee set: acknowledgement Stored cannot be honoured by this runtime"},
+		{"unknown durability", Set{Acknowledgement: Stored, Durability: Durability(3)}, all,
+			"guarantee set: acknowledgement Stored(Durability(3)) cannot be honoured by this runtime"},
+		{"an unknown store durability stores nothing", Set{Acknowledgement: Accepted}, Capabilities{Stored: Durability(3)},
+			"guarantee set: acknowledgement Accepted cannot be honoured by this runtime"},
 		{"replicated", Set{Acknowledgement: Replicated, Replicas: 3}, all,
 			"guarantee set: acknowledgement Replicated cannot be honoured by this runtime"},
 		{"processed", Set{Acknowledgement: Processed}, all,
