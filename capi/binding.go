@@ -56,18 +56,6 @@ func runtimeOf(h C.weida_runtime_t) func() (*runtimeRef, error) {
 	}
 }
 
-// bindingOf resolves the binding a registration is on.
-func bindingOf(h C.weida_binding_t, b **bindingObj) func() (*runtimeRef, error) {
-	return func() (*runtimeRef, error) {
-		o, err := lookup[*bindingObj](uint64(h))
-		if err != nil {
-			return nil, err
-		}
-		*b = o
-		return o.owner, nil
-	}
-}
-
 //export weida_bind_quic
 func weida_bind_quic(rt C.weida_runtime_t, addr *C.char, id C.weida_identity_t, opts *C.weida_bind_opts_t, out *C.weida_binding_t) (rc C.int) {
 	defer recoverInto(&rc)
@@ -114,7 +102,7 @@ func weida_binding_url(h C.weida_binding_t, path *C.char, buf *C.char, capacity 
 // registerAt registers an endpoint at a path of a binding's runtime.
 func registerAt[H word](out *H, h C.weida_binding_t, path *C.char, build func(s scope, b *weida.Binding, path string) (object, error)) C.int {
 	var b *bindingObj
-	return register(out, bindingOf(h, &b), func(s scope) (object, error) {
+	return register(out, parentOf(uint64(h), &b), func(s scope) (object, error) {
 		p, err := inText(path, "path")
 		if err != nil {
 			return nil, err

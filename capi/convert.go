@@ -6,7 +6,6 @@ package main
 import "C"
 
 import (
-	"bytes"
 	"math"
 	"strconv"
 	"time"
@@ -16,8 +15,18 @@ import (
 // inBytes copies a borrowed (data, len) payload: the library keeps nothing
 // of the caller's memory past the call.
 func inBytes(data unsafe.Pointer, n C.size_t, what string) ([]byte, error) {
+	lent, err := lendBytes(data, n, what)
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte{}, lent...), nil // empty, not nil, for length 0
+}
+
+// lendBytes views a borrowed (data, len) payload in place (nil for length
+// 0): only for a Go call that copies what it keeps before it returns.
+func lendBytes(data unsafe.Pointer, n C.size_t, what string) ([]byte, error) {
 	if n == 0 {
-		return []byte{}, nil
+		return nil, nil
 	}
 	if data == nil {
 		return nil, invalid(what + " is NULL but its length is not 0")
@@ -25,7 +34,7 @@ func inBytes(data unsafe.Pointer, n C.size_t, what string) ([]byte, error) {
 	if uint64(n) > math.MaxInt {
 		return nil, invalid(what + " is longer than the library can address")
 	}
-	return bytes.Clone(unsafe.Slice((*byte)(data), int(n))), nil
+	return unsafe.Slice((*byte)(data), int(n)), nil
 }
 
 // inText copies a borrowed NUL-terminated string.

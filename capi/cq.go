@@ -26,9 +26,13 @@ import (
 type cqObj struct {
 	mu        sync.Mutex
 	ready     []completion
-	signal    cqSignal
-	signalled bool // the descriptor is readable: ready was not empty at the last change
+	signalled bool // a raise is due or done since the last clear
 	closed    bool
+	// signalMu lets post raise outside mu while release closes the
+	// descriptor: never a write to a closed (or reused) descriptor number.
+	signalMu     sync.RWMutex
+	signal       cqSignal
+	signalClosed bool // under signalMu
 }
 
 // completion is one outcome waiting in a queue.
@@ -45,33 +49,51 @@ func (*cqObj) role() role { return roleCQ }
 // operations still running post into nothing.
 func (q *cqObj) release() {
 	q.mu.Lock()
-	defer q.mu.Unlock()
 	q.closed = true
 	q.ready = nil
+	q.mu.Unlock()
+	q.signalMu.Lock()
+	defer q.signalMu.Unlock()
+	q.signalClosed = true
 	q.signal.close()
 }
 
-// post appends one outcome, raising the descriptor when the queue was empty.
+// post appends one outcome, raising the descriptor when the queue was
+// empty. It raises after unlocking: the thread it wakes drains at once,
+// and finding the lock still held would park it, a costly detour for a
+// thread that entered Go from C.
 func (q *cqObj) post(c completion) {
 	q.mu.Lock()
-	defer q.mu.Unlock()
 	if q.closed {
+		q.mu.Unlock()
 		return
 	}
 	q.ready = append(q.ready, c)
-	if !q.signalled {
-		q.signalled = true
-		q.signal.raise()
+	raise := !q.signalled
+	q.signalled = true
+	q.mu.Unlock()
+	if raise {
+		q.signalMu.RLock()
+		defer q.signalMu.RUnlock()
+		if !q.signalClosed {
+			q.signal.raise()
+		}
 	}
 }
 
 // take moves up to len(out) outcomes into out, stopping after the first
-// failure so that its sentence can be the draining thread's last error. The
-// descriptor is cleared once the queue is empty, under the same lock that
-// post raises it with, so it is readable exactly while outcomes wait.
+// failure so that its sentence can be the draining thread's last error.
+// The descriptor is cleared once the queue is empty. A raise can land just
+// after that clear (post raises outside the lock), leaving the descriptor
+// readable over an empty queue: the reader then drains nothing, and that
+// empty drain clears it. No outcome is ever left behind an unreadable
+// descriptor, because each one's raise follows the clear before it.
 func (q *cqObj) take(out []C.weida_completion_t) (n int, failure string) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if q.closed { // closed after the caller looked the handle up
+		return 0, ""
+	}
 	for n < len(out) && n < len(q.ready) {
 		c := q.ready[n]
 		out[n] = C.weida_completion_t{op: C.uint64_t(c.op), code: C.int32_t(c.code), a: C.uint64_t(c.a), b: C.uint64_t(c.b)}
@@ -84,7 +106,7 @@ func (q *cqObj) take(out []C.weida_completion_t) (n int, failure string) {
 	rest := copy(q.ready, q.ready[n:])
 	clear(q.ready[rest:]) // drop the taken sentences
 	q.ready = q.ready[:rest]
-	if rest == 0 && q.signalled {
+	if rest == 0 && (q.signalled || n == 0) {
 		q.signalled = false
 		q.signal.clear()
 	}

@@ -9,5 +9,9 @@
 
 /* Returns weida_cq_post as a weida_done_fn. */
 WEIDA_HIDDEN weida_done_fn weida_bridge_cq_post(void);
+/* Adds 1 to the eventfd fd. */
+WEIDA_HIDDEN void weida_bridge_cq_raise(int fd);
+/* Resets the eventfd fd to 0. */
+WEIDA_HIDDEN void weida_bridge_cq_clear(int fd);
 
 #endif

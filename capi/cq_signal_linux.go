@@ -1,7 +1,11 @@
 package main
 
+/*
+#include "cq.h"
+*/
+import "C"
+
 import (
-	"encoding/binary"
 	"fmt"
 	"syscall"
 )
@@ -22,16 +26,12 @@ func (s cqSignal) fd() int { return s.efd }
 
 // raise makes the descriptor readable. The counter cannot overflow: the
 // queue raises it only while it is clear.
-func (s cqSignal) raise() {
-	var one [8]byte
-	binary.NativeEndian.PutUint64(one[:], 1)
-	_, _ = syscall.Write(s.efd, one[:])
-}
+//
+// Raw system calls: neither call can block (the descriptor is
+// non-blocking), so telling the scheduler about them is pure cost.
+func (s cqSignal) raise() { C.weida_bridge_cq_raise(C.int(s.efd)) }
 
 // clear makes the descriptor unreadable again.
-func (s cqSignal) clear() {
-	var count [8]byte
-	_, _ = syscall.Read(s.efd, count[:])
-}
+func (s cqSignal) clear() { C.weida_bridge_cq_clear(C.int(s.efd)) }
 
 func (s cqSignal) close() { _ = syscall.Close(s.efd) }

@@ -86,9 +86,11 @@ func acceptCall(s scope, accept func(context.Context, int64) (*weida.Request, er
 	})
 }
 
-// getCount answers a non-waiting count query on a T.
-func getCount[T object, N word](h uint64, out *N, get func(T) uint64) C.int {
-	if err := required(out, "count"); err != nil {
+// answer runs a non-waiting call on the T behind h and writes the number
+// it yields (a count, a flag, a handle) to *out, named what in the error
+// when NULL. *out reads 0 whenever the call does not succeed.
+func answer[T object, N word](h uint64, out *N, what string, call func(T) (uint64, error)) C.int {
+	if err := required(out, what); err != nil {
 		return fail(err)
 	}
 	*out = 0
@@ -96,8 +98,40 @@ func getCount[T object, N word](h uint64, out *N, get func(T) uint64) C.int {
 	if err != nil {
 		return fail(err)
 	}
-	*out = N(get(o))
+	v, err := call(o)
+	if err != nil {
+		return fail(err)
+	}
+	*out = N(v)
 	return codeOK
+}
+
+// counted adapts a Go call that returns an int count to answer's shape.
+func counted(n int, err error) (uint64, error) { return uint64(n), err }
+
+// getCount answers a non-waiting count query on a T.
+func getCount[T object, N word](h uint64, out *N, get func(T) uint64) C.int {
+	return answer(h, out, "count", func(o T) (uint64, error) { return get(o), nil })
+}
+
+// handOut answers a non-waiting getter that yields a handle (0 for none).
+func handOut[T object, H word](h uint64, out *H, get func(T) uint64) C.int {
+	return answer(h, out, "out", func(o T) (uint64, error) { return get(o), nil })
+}
+
+// sendOnTopic sends one payload on a topic with a Go call that copies what
+// it keeps before it returns (Publish, Datagram), so the caller's bytes are
+// lent for the call rather than copied twice; the count is the copies made.
+func sendOnTopic(topic *C.char, data unsafe.Pointer, n C.size_t, send func(string, []byte) (int, error)) (uint64, error) {
+	t, err := inText(topic, "topic")
+	if err != nil {
+		return 0, err
+	}
+	payload, err := lendBytes(data, n, "data")
+	if err != nil {
+		return 0, err
+	}
+	return counted(send(t, payload))
 }
 
 // getText answers a non-waiting text query on a T.
@@ -107,6 +141,26 @@ func getText[T object](h uint64, buf *C.char, capacity C.size_t, needed *C.size_
 		return fail(err)
 	}
 	return outText(get(o), buf, capacity, needed)
+}
+
+// parent is a handle object that child handles are made from; a child
+// shares its runtime reference.
+type parent interface {
+	object
+	runtime() *runtimeRef
+}
+
+// parentOf resolves the T behind h that a child handle is made from, for
+// register, and keeps it in *p for the build step.
+func parentOf[T parent](h uint64, p *T) func() (*runtimeRef, error) {
+	return func() (*runtimeRef, error) {
+		o, err := lookup[T](h)
+		if err != nil {
+			return nil, err
+		}
+		*p = o
+		return o.runtime(), nil
+	}
 }
 
 // register makes a child endpoint of a binding or runtime, taking a runtime

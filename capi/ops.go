@@ -110,6 +110,7 @@ func start(p prepared, cb C.weida_done_fn, user C.uintptr_t, opOut *C.weida_op_t
 		*opOut = C.weida_op_t(h)
 	}
 	go func() {
+		_ = tightenTimerSlack()
 		a, b, err := runGuarded(p, ctx)
 		_, _ = handles.remove(h) // already gone if the caller closed it
 		cancel()

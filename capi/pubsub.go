@@ -36,48 +36,17 @@ func (f *fanoutObj) release() { f.closeWith(f.f.Cancel) }
 //export weida_publisher_publish
 func weida_publisher_publish(h C.weida_publisher_t, topic *C.char, data unsafe.Pointer, n C.size_t, reached *C.size_t) (rc C.int) {
 	defer recoverInto(&rc)
-	if err := required(reached, "reached"); err != nil {
-		return fail(err)
-	}
-	*reached = 0
-	p, err := lookup[*publisherObj](uint64(h))
-	if err != nil {
-		return fail(err)
-	}
-	t, err := inText(topic, "topic")
-	if err != nil {
-		return fail(err)
-	}
-	if data == nil && n > 0 {
-		return fail(invalid("data is NULL but its length is not 0"))
-	}
-	// Publish keeps no reference to the payload (it copies once for every
-	// subscriber, and returns without waiting), so the caller's bytes are
-	// lent for the call rather than copied twice.
-	var payload []byte
-	if n > 0 {
-		payload = unsafe.Slice((*byte)(data), int(ceiling(n)))
-	}
-	count, err := p.p.Publish(t, payload)
-	if err != nil {
-		return fail(err)
-	}
-	*reached = C.size_t(count)
-	return codeOK
+	// Publish copies once for every subscriber and returns without waiting.
+	return answer(uint64(h), reached, "reached", func(p *publisherObj) (uint64, error) {
+		return sendOnTopic(topic, data, n, p.p.Publish)
+	})
 }
 
 //export weida_publisher_open
 func weida_publisher_open(h C.weida_publisher_t, topic *C.char, out *C.weida_fanout_t) (rc C.int) {
 	defer recoverInto(&rc)
 	var pub *publisherObj
-	return register(out, func() (*runtimeRef, error) {
-		p, err := lookup[*publisherObj](uint64(h))
-		if err != nil {
-			return nil, err
-		}
-		pub = p
-		return p.owner, nil
-	}, func(s scope) (object, error) {
+	return register(out, parentOf(uint64(h), &pub), func(s scope) (object, error) {
 		t, err := inText(topic, "topic")
 		if err != nil {
 			return nil, err
@@ -108,28 +77,22 @@ func weida_publisher_dropped(h C.weida_publisher_t, count *C.uint64_t) (rc C.int
 //export weida_publisher_dropped_on
 func weida_publisher_dropped_on(h C.weida_publisher_t, topic *C.char, counts *C.weida_drop_counts_t, found *C.int) (rc C.int) {
 	defer recoverInto(&rc)
-	if err := required(found, "found"); err != nil {
-		return fail(err)
-	}
-	*found = 0
-	p, err := lookup[*publisherObj](uint64(h))
-	if err != nil {
-		return fail(err)
-	}
-	t, err := inText(topic, "topic")
-	if err != nil {
-		return fail(err)
-	}
-	d, ok := p.p.DroppedOn(t)
-	val := C.weida_drop_counts_t{total: C.uint64_t(d.Total), subscriber_budget: C.uint64_t(d.SubscriberBudget),
-		subscriber_queue: C.uint64_t(d.SubscriberQueue), no_parked_connection: C.uint64_t(d.NoParkedConnection)}
-	if err := writeSized(counts, val, "counts"); err != nil {
-		return fail(err)
-	}
-	if ok {
-		*found = 1
-	}
-	return codeOK
+	return answer(uint64(h), found, "found", func(p *publisherObj) (uint64, error) {
+		t, err := inText(topic, "topic")
+		if err != nil {
+			return 0, err
+		}
+		d, ok := p.p.DroppedOn(t)
+		val := C.weida_drop_counts_t{total: C.uint64_t(d.Total), subscriber_budget: C.uint64_t(d.SubscriberBudget),
+			subscriber_queue: C.uint64_t(d.SubscriberQueue), no_parked_connection: C.uint64_t(d.NoParkedConnection)}
+		if err := writeSized(counts, val, "counts"); err != nil {
+			return 0, err
+		}
+		if !ok {
+			return 0, nil // none counted for the topic
+		}
+		return 1, nil
+	})
 }
 
 //export weida_publisher_path
@@ -178,26 +141,15 @@ func weida_fanout_write_within_async(h C.weida_fanout_t, data unsafe.Pointer, n 
 //export weida_fanout_write_now
 func weida_fanout_write_now(h C.weida_fanout_t, data unsafe.Pointer, n C.size_t, left *C.size_t) (rc C.int) {
 	defer recoverInto(&rc)
-	if err := required(left, "left"); err != nil {
-		return fail(err)
-	}
-	*left = 0
-	f, err := lookup[*fanoutObj](uint64(h))
-	if err != nil {
-		return fail(err)
-	}
-	chunk, err := inBytes(data, n, "data")
-	if err != nil {
-		return fail(err)
-	}
-	f.mu.Lock()
-	count, err := f.f.WriteNow(chunk)
-	f.mu.Unlock()
-	if err != nil {
-		return fail(err)
-	}
-	*left = C.size_t(count)
-	return codeOK
+	return answer(uint64(h), left, "left", func(f *fanoutObj) (uint64, error) {
+		chunk, err := inBytes(data, n, "data")
+		if err != nil {
+			return 0, err
+		}
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return counted(f.f.WriteNow(chunk))
+	})
 }
 
 //export weida_fanout_subscribers
@@ -211,20 +163,9 @@ func weida_fanout_subscribers(h C.weida_fanout_t, count *C.size_t) (rc C.int) {
 //export weida_fanout_finish
 func weida_fanout_finish(h C.weida_fanout_t, complete *C.size_t) (rc C.int) {
 	defer recoverInto(&rc)
-	if err := required(complete, "complete"); err != nil {
-		return fail(err)
-	}
-	*complete = 0
-	f, err := lookup[*fanoutObj](uint64(h))
-	if err != nil {
-		return fail(err)
-	}
-	f.mu.Lock()
-	count, err := f.f.Finish()
-	f.mu.Unlock()
-	if err != nil {
-		return fail(err)
-	}
-	*complete = C.size_t(count)
-	return codeOK
+	return answer(uint64(h), complete, "complete", func(f *fanoutObj) (uint64, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return counted(f.f.Finish())
+	})
 }

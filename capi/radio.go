@@ -46,14 +46,7 @@ func weida_binding_radio(h C.weida_binding_t, path *C.char, out *C.weida_radio_t
 func weida_radio_segment(h C.weida_radio_t, topic *C.char, opts *C.weida_segment_opts_t, out *C.weida_segment_t) (rc C.int) {
 	defer recoverInto(&rc)
 	var radio *radioObj
-	return register(out, func() (*runtimeRef, error) {
-		r, err := lookup[*radioObj](uint64(h))
-		if err != nil {
-			return nil, err
-		}
-		radio = r
-		return r.owner, nil
-	}, func(s scope) (object, error) {
+	return register(out, parentOf(uint64(h), &radio), func(s scope) (object, error) {
 		t, err := inText(topic, "topic")
 		if err != nil {
 			return nil, err
@@ -70,33 +63,10 @@ func weida_radio_segment(h C.weida_radio_t, topic *C.char, opts *C.weida_segment
 //export weida_radio_datagram
 func weida_radio_datagram(h C.weida_radio_t, topic *C.char, data unsafe.Pointer, n C.size_t, reached *C.size_t) (rc C.int) {
 	defer recoverInto(&rc)
-	if err := required(reached, "reached"); err != nil {
-		return fail(err)
-	}
-	*reached = 0
-	r, err := lookup[*radioObj](uint64(h))
-	if err != nil {
-		return fail(err)
-	}
-	t, err := inText(topic, "topic")
-	if err != nil {
-		return fail(err)
-	}
-	if data == nil && n > 0 {
-		return fail(invalid("data is NULL but its length is not 0"))
-	}
-	// Datagram copies the payload into each packet before it returns, so
-	// the caller's bytes are lent for the call rather than copied twice.
-	var payload []byte
-	if n > 0 {
-		payload = unsafe.Slice((*byte)(data), int(ceiling(n)))
-	}
-	count, err := r.r.Datagram(t, payload)
-	if err != nil {
-		return fail(err)
-	}
-	*reached = C.size_t(count)
-	return codeOK
+	// Datagram copies the payload into each packet before it returns.
+	return answer(uint64(h), reached, "reached", func(r *radioObj) (uint64, error) {
+		return sendOnTopic(topic, data, n, r.r.Datagram)
+	})
 }
 
 //export weida_radio_dish_count
@@ -130,27 +100,13 @@ func weida_radio_path(h C.weida_radio_t, buf *C.char, capacity C.size_t, needed 
 // segmentWrite writes one chunk to a layer and reports the copies that
 // took it. WriteLayer copies the chunk, so it is lent for the call.
 func segmentWrite(h C.weida_segment_t, layer int, data unsafe.Pointer, n C.size_t, reached *C.size_t) C.int {
-	if err := required(reached, "reached"); err != nil {
-		return fail(err)
-	}
-	*reached = 0
-	s, err := lookup[*segmentObj](uint64(h))
-	if err != nil {
-		return fail(err)
-	}
-	if data == nil && n > 0 {
-		return fail(invalid("data is NULL but its length is not 0"))
-	}
-	var chunk []byte
-	if n > 0 {
-		chunk = unsafe.Slice((*byte)(data), int(ceiling(n)))
-	}
-	count, err := s.s.WriteLayer(layer, chunk)
-	if err != nil {
-		return fail(err)
-	}
-	*reached = C.size_t(count)
-	return codeOK
+	return answer(uint64(h), reached, "reached", func(s *segmentObj) (uint64, error) {
+		chunk, err := lendBytes(data, n, "data")
+		if err != nil {
+			return 0, err
+		}
+		return counted(s.s.WriteLayer(layer, chunk))
+	})
 }
 
 //export weida_segment_write
@@ -181,20 +137,7 @@ func weida_segment_finish_layer(h C.weida_segment_t, layer C.uint32_t) (rc C.int
 //export weida_segment_finish
 func weida_segment_finish(h C.weida_segment_t, alive *C.size_t) (rc C.int) {
 	defer recoverInto(&rc)
-	if err := required(alive, "alive"); err != nil {
-		return fail(err)
-	}
-	*alive = 0
-	s, err := lookup[*segmentObj](uint64(h))
-	if err != nil {
-		return fail(err)
-	}
-	count, err := s.s.Finish()
-	if err != nil {
-		return fail(err)
-	}
-	*alive = C.size_t(count)
-	return codeOK
+	return answer(uint64(h), alive, "alive", func(s *segmentObj) (uint64, error) { return counted(s.s.Finish()) })
 }
 
 //export weida_segment_number

@@ -94,14 +94,5 @@ func weida_reporter_levels(h C.weida_reporter_t, levels *C.uint64_t, capacity C.
 //export weida_reporter_mode
 func weida_reporter_mode(h C.weida_reporter_t, mode *C.int) (rc C.int) {
 	defer recoverInto(&rc)
-	if err := required(mode, "mode"); err != nil {
-		return fail(err)
-	}
-	*mode = 0
-	r, err := lookup[*reporterObj](uint64(h))
-	if err != nil {
-		return fail(err)
-	}
-	*mode = C.int(r.r.Mode())
-	return codeOK
+	return answer(uint64(h), mode, "mode", func(r *reporterObj) (uint64, error) { return uint64(r.r.Mode()), nil })
 }

@@ -17,54 +17,92 @@ import (
 // that answers one (receiving side), for the patterns whose Go API has
 // them: Push/Pull and PAIR, streamed transfers and requests.
 
-// sendReportingCall sends one whole payload that orders a report; the
-// result is its cursors handle (0 for an empty order).
-func sendReportingCall(s scope, send func(context.Context, []byte, weida.ReportOrder) (*weida.Cursors, error),
-	data unsafe.Pointer, n C.size_t, levels *C.uint64_t, nlevels C.size_t, mode C.int) prepared {
-	p, err := inBytes(data, n, "data")
-	if err != nil {
-		return refused(err)
-	}
-	order, err := inOrder(levels, nlevels, mode)
-	if err != nil {
-		return refused(err)
-	}
-	return s.prepare(func(ctx context.Context) (uint64, uint64, error) {
-		c, err := send(ctx, p, order)
+// reportSender is the Go side of an endpoint whose sends can order a
+// report: *weida.Pusher and *weida.Paired.
+type reportSender interface {
+	SendReporting(context.Context, []byte, weida.ReportOrder) (*weida.Cursors, error)
+	Open(context.Context, weida.TransferMeta) (*weida.OutgoingTransfer, error)
+}
+
+// reportReceiver is the Go side of an endpoint whose receives hand over the
+// reporter that answers an order: *weida.Puller, *weida.Paired and
+// *weida.Subscriber.
+type reportReceiver interface {
+	RecvReporting(context.Context, int64) ([]byte, weida.IncomingMeta, *weida.Reporter, error)
+}
+
+// sendsReports and receivesReports are the handle objects over them, so
+// one call serves every pattern that has it.
+type sendsReports interface {
+	object
+	reportSender() (scope, reportSender)
+}
+
+type receivesReports interface {
+	object
+	reportReceiver() (scope, reportReceiver)
+}
+
+func (p *pusherObj) reportSender() (scope, reportSender)     { return p.scope, p.p }
+func (p *pairedObj) reportSender() (scope, reportSender)     { return p.scope, p.p }
+func (p *pullerObj) reportReceiver() (scope, reportReceiver) { return p.scope, p.p }
+func (p *pairedObj) reportReceiver() (scope, reportReceiver) { return p.scope, p.p }
+
+// sendReporting sends one whole payload that orders a report on the T
+// behind h; the result is its cursors handle (0 for an empty order).
+func sendReporting[T sendsReports](h uint64, data unsafe.Pointer, n C.size_t, levels *C.uint64_t, nlevels C.size_t, mode C.int) prepared {
+	return on(h, func(o T) prepared {
+		s, sender := o.reportSender()
+		p, err := inBytes(data, n, "data")
 		if err != nil {
-			return 0, 0, err
+			return refused(err)
 		}
-		return newCursors(s.owner, c), 0, nil
+		order, err := inOrder(levels, nlevels, mode)
+		if err != nil {
+			return refused(err)
+		}
+		return s.prepare(func(ctx context.Context) (uint64, uint64, error) {
+			c, err := sender.SendReporting(ctx, p, order)
+			if err != nil {
+				return 0, 0, err
+			}
+			return newCursors(s.owner, c), 0, nil
+		})
 	})
 }
 
-// openReportingCall opens a streamed transfer that orders a report; its
-// cursors come from weida_ostream_cursors.
-func openReportingCall(s scope, open func(context.Context, weida.TransferMeta) (*weida.OutgoingTransfer, error),
-	levels *C.uint64_t, nlevels C.size_t, mode C.int) prepared {
-	order, err := inOrder(levels, nlevels, mode)
-	if err != nil {
-		return refused(err)
-	}
-	return s.prepare(func(ctx context.Context) (uint64, uint64, error) {
-		t, err := open(ctx, weida.TransferMeta{Report: order})
+// openReporting opens a streamed transfer that orders a report on the T
+// behind h; its cursors come from weida_ostream_cursors.
+func openReporting[T sendsReports](h uint64, levels *C.uint64_t, nlevels C.size_t, mode C.int) prepared {
+	return on(h, func(o T) prepared {
+		s, sender := o.reportSender()
+		order, err := inOrder(levels, nlevels, mode)
 		if err != nil {
-			return 0, 0, err
+			return refused(err)
 		}
-		return newOstream(s.owner, t), 0, nil
+		return s.prepare(func(ctx context.Context) (uint64, uint64, error) {
+			t, err := sender.Open(ctx, weida.TransferMeta{Report: order})
+			if err != nil {
+				return 0, 0, err
+			}
+			return newOstream(s.owner, t), 0, nil
+		})
 	})
 }
 
-// recvReportingCall receives one whole message under a ceiling: a is its
-// msg handle, b the reporter handle (0 when nothing was ordered).
-func recvReportingCall(s scope, recv func(context.Context, int64) ([]byte, weida.IncomingMeta, *weida.Reporter, error),
-	maxBytes C.size_t) prepared {
-	return s.prepare(func(ctx context.Context) (uint64, uint64, error) {
-		body, meta, r, err := recv(ctx, ceiling(maxBytes))
-		if err != nil {
-			return 0, 0, err
-		}
-		return newMsg(body, meta), newReporter(s.owner, r), nil
+// recvReporting receives one whole message under a ceiling on the T
+// behind h: a is its msg handle, b the reporter handle (0 when nothing was
+// ordered).
+func recvReporting[T receivesReports](h uint64, maxBytes C.size_t) prepared {
+	return on(h, func(o T) prepared {
+		s, receiver := o.reportReceiver()
+		return s.prepare(func(ctx context.Context) (uint64, uint64, error) {
+			body, meta, r, err := receiver.RecvReporting(ctx, ceiling(maxBytes))
+			if err != nil {
+				return 0, 0, err
+			}
+			return newMsg(body, meta), newReporter(s.owner, r), nil
+		})
 	})
 }
 
@@ -79,118 +117,76 @@ func (o *reporterOnce) take(owner *runtimeRef, get func() *weida.Reporter) uint6
 	return newReporter(owner, get())
 }
 
-// handOut answers a non-waiting getter that yields a handle (0 for none).
-func handOut[T object, H word](h uint64, out *H, get func(T) uint64) C.int {
-	if err := required(out, "out"); err != nil {
-		return fail(err)
-	}
-	*out = 0
-	o, err := lookup[T](h)
-	if err != nil {
-		return fail(err)
-	}
-	*out = H(get(o))
-	return codeOK
-}
-
-func pusherSendReporting(h C.weida_pusher_t, data unsafe.Pointer, n C.size_t, levels *C.uint64_t, nlevels C.size_t, mode C.int) prepared {
-	return on(uint64(h), func(p *pusherObj) prepared {
-		return sendReportingCall(p.scope, p.p.SendReporting, data, n, levels, nlevels, mode)
-	})
-}
-
 //export weida_pusher_send_reporting
 func weida_pusher_send_reporting(h C.weida_pusher_t, data unsafe.Pointer, n C.size_t, levels *C.uint64_t, nlevels C.size_t, mode C.int, cursors *C.weida_cursors_t) (rc C.int) {
 	defer recoverInto(&rc)
-	return block1(pusherSendReporting(h, data, n, levels, nlevels, mode), cursors, "cursors")
+	return block1(sendReporting[*pusherObj](uint64(h), data, n, levels, nlevels, mode), cursors, "cursors")
 }
 
 //export weida_pusher_send_reporting_async
 func weida_pusher_send_reporting_async(h C.weida_pusher_t, data unsafe.Pointer, n C.size_t, levels *C.uint64_t, nlevels C.size_t, mode C.int, cb C.weida_done_fn, user C.uintptr_t, op *C.weida_op_t) (rc C.int) {
 	defer recoverInto(&rc)
-	return start(pusherSendReporting(h, data, n, levels, nlevels, mode), cb, user, op)
-}
-
-func pusherOpenReporting(h C.weida_pusher_t, levels *C.uint64_t, nlevels C.size_t, mode C.int) prepared {
-	return on(uint64(h), func(p *pusherObj) prepared { return openReportingCall(p.scope, p.p.Open, levels, nlevels, mode) })
+	return start(sendReporting[*pusherObj](uint64(h), data, n, levels, nlevels, mode), cb, user, op)
 }
 
 //export weida_pusher_open_reporting
 func weida_pusher_open_reporting(h C.weida_pusher_t, levels *C.uint64_t, nlevels C.size_t, mode C.int, out *C.weida_ostream_t) (rc C.int) {
 	defer recoverInto(&rc)
-	return block1(pusherOpenReporting(h, levels, nlevels, mode), out, "out")
+	return block1(openReporting[*pusherObj](uint64(h), levels, nlevels, mode), out, "out")
 }
 
 //export weida_pusher_open_reporting_async
 func weida_pusher_open_reporting_async(h C.weida_pusher_t, levels *C.uint64_t, nlevels C.size_t, mode C.int, cb C.weida_done_fn, user C.uintptr_t, op *C.weida_op_t) (rc C.int) {
 	defer recoverInto(&rc)
-	return start(pusherOpenReporting(h, levels, nlevels, mode), cb, user, op)
-}
-
-func pullerRecvReporting(h C.weida_puller_t, maxBytes C.size_t) prepared {
-	return on(uint64(h), func(p *pullerObj) prepared { return recvReportingCall(p.scope, p.p.RecvReporting, maxBytes) })
+	return start(openReporting[*pusherObj](uint64(h), levels, nlevels, mode), cb, user, op)
 }
 
 //export weida_puller_recv_reporting
 func weida_puller_recv_reporting(h C.weida_puller_t, maxBytes C.size_t, msg *C.weida_msg_t, reporter *C.weida_reporter_t) (rc C.int) {
 	defer recoverInto(&rc)
-	return block2(pullerRecvReporting(h, maxBytes), msg, "msg", reporter, "reporter")
+	return block2(recvReporting[*pullerObj](uint64(h), maxBytes), msg, "msg", reporter, "reporter")
 }
 
 //export weida_puller_recv_reporting_async
 func weida_puller_recv_reporting_async(h C.weida_puller_t, maxBytes C.size_t, cb C.weida_done_fn, user C.uintptr_t, op *C.weida_op_t) (rc C.int) {
 	defer recoverInto(&rc)
-	return start(pullerRecvReporting(h, maxBytes), cb, user, op)
-}
-
-func pairedSendReporting(h C.weida_paired_t, data unsafe.Pointer, n C.size_t, levels *C.uint64_t, nlevels C.size_t, mode C.int) prepared {
-	return on(uint64(h), func(p *pairedObj) prepared {
-		return sendReportingCall(p.scope, p.p.SendReporting, data, n, levels, nlevels, mode)
-	})
+	return start(recvReporting[*pullerObj](uint64(h), maxBytes), cb, user, op)
 }
 
 //export weida_paired_send_reporting
 func weida_paired_send_reporting(h C.weida_paired_t, data unsafe.Pointer, n C.size_t, levels *C.uint64_t, nlevels C.size_t, mode C.int, cursors *C.weida_cursors_t) (rc C.int) {
 	defer recoverInto(&rc)
-	return block1(pairedSendReporting(h, data, n, levels, nlevels, mode), cursors, "cursors")
+	return block1(sendReporting[*pairedObj](uint64(h), data, n, levels, nlevels, mode), cursors, "cursors")
 }
 
 //export weida_paired_send_reporting_async
 func weida_paired_send_reporting_async(h C.weida_paired_t, data unsafe.Pointer, n C.size_t, levels *C.uint64_t, nlevels C.size_t, mode C.int, cb C.weida_done_fn, user C.uintptr_t, op *C.weida_op_t) (rc C.int) {
 	defer recoverInto(&rc)
-	return start(pairedSendReporting(h, data, n, levels, nlevels, mode), cb, user, op)
-}
-
-func pairedOpenReporting(h C.weida_paired_t, levels *C.uint64_t, nlevels C.size_t, mode C.int) prepared {
-	return on(uint64(h), func(p *pairedObj) prepared { return openReportingCall(p.scope, p.p.Open, levels, nlevels, mode) })
+	return start(sendReporting[*pairedObj](uint64(h), data, n, levels, nlevels, mode), cb, user, op)
 }
 
 //export weida_paired_open_reporting
 func weida_paired_open_reporting(h C.weida_paired_t, levels *C.uint64_t, nlevels C.size_t, mode C.int, out *C.weida_ostream_t) (rc C.int) {
 	defer recoverInto(&rc)
-	return block1(pairedOpenReporting(h, levels, nlevels, mode), out, "out")
+	return block1(openReporting[*pairedObj](uint64(h), levels, nlevels, mode), out, "out")
 }
 
 //export weida_paired_open_reporting_async
 func weida_paired_open_reporting_async(h C.weida_paired_t, levels *C.uint64_t, nlevels C.size_t, mode C.int, cb C.weida_done_fn, user C.uintptr_t, op *C.weida_op_t) (rc C.int) {
 	defer recoverInto(&rc)
-	return start(pairedOpenReporting(h, levels, nlevels, mode), cb, user, op)
-}
-
-func pairedRecvReporting(h C.weida_paired_t, maxBytes C.size_t) prepared {
-	return on(uint64(h), func(p *pairedObj) prepared { return recvReportingCall(p.scope, p.p.RecvReporting, maxBytes) })
+	return start(openReporting[*pairedObj](uint64(h), levels, nlevels, mode), cb, user, op)
 }
 
 //export weida_paired_recv_reporting
 func weida_paired_recv_reporting(h C.weida_paired_t, maxBytes C.size_t, msg *C.weida_msg_t, reporter *C.weida_reporter_t) (rc C.int) {
 	defer recoverInto(&rc)
-	return block2(pairedRecvReporting(h, maxBytes), msg, "msg", reporter, "reporter")
+	return block2(recvReporting[*pairedObj](uint64(h), maxBytes), msg, "msg", reporter, "reporter")
 }
 
 //export weida_paired_recv_reporting_async
 func weida_paired_recv_reporting_async(h C.weida_paired_t, maxBytes C.size_t, cb C.weida_done_fn, user C.uintptr_t, op *C.weida_op_t) (rc C.int) {
 	defer recoverInto(&rc)
-	return start(pairedRecvReporting(h, maxBytes), cb, user, op)
+	return start(recvReporting[*pairedObj](uint64(h), maxBytes), cb, user, op)
 }
 
 //export weida_ostream_cursors

@@ -65,6 +65,9 @@ func (s scope) closeWith(closeGo func()) {
 	s.owner.release()
 }
 
+// runtime is the runtime the scope holds a reference on.
+func (s scope) runtime() *runtimeRef { return s.owner }
+
 // prepare builds a call on this scope.
 func (s scope) prepare(run func(ctx context.Context) (a, b uint64, err error)) prepared {
 	return prepared{ctx: s.ctx, run: run}

@@ -35,30 +35,19 @@ func weida_subscriber_grant_async(h C.weida_subscriber_t, limit C.uint64_t, cb C
 //export weida_subscriber_granted
 func weida_subscriber_granted(h C.weida_subscriber_t, limit *C.uint64_t) (rc C.int) {
 	defer recoverInto(&rc)
-	if err := required(limit, "limit"); err != nil {
-		return fail(err)
-	}
-	*limit = 0
-	s, err := lookup[*subscriberObj](uint64(h))
-	if err != nil {
-		return fail(err)
-	}
-	*limit = C.uint64_t(s.s.Granted())
-	return codeOK
+	return answer(uint64(h), limit, "limit", func(s *subscriberObj) (uint64, error) { return s.s.Granted(), nil })
 }
 
-func subscriberRecvReporting(h C.weida_subscriber_t, maxBytes C.size_t) prepared {
-	return on(uint64(h), func(s *subscriberObj) prepared { return recvReportingCall(s.scope, s.s.RecvReporting, maxBytes) })
-}
+func (s *subscriberObj) reportReceiver() (scope, reportReceiver) { return s.scope, s.s }
 
 //export weida_subscriber_recv_reporting
 func weida_subscriber_recv_reporting(h C.weida_subscriber_t, maxBytes C.size_t, msg *C.weida_msg_t, reporter *C.weida_reporter_t) (rc C.int) {
 	defer recoverInto(&rc)
-	return block2(subscriberRecvReporting(h, maxBytes), msg, "msg", reporter, "reporter")
+	return block2(recvReporting[*subscriberObj](uint64(h), maxBytes), msg, "msg", reporter, "reporter")
 }
 
 //export weida_subscriber_recv_reporting_async
 func weida_subscriber_recv_reporting_async(h C.weida_subscriber_t, maxBytes C.size_t, cb C.weida_done_fn, user C.uintptr_t, op *C.weida_op_t) (rc C.int) {
 	defer recoverInto(&rc)
-	return start(subscriberRecvReporting(h, maxBytes), cb, user, op)
+	return start(recvReporting[*subscriberObj](uint64(h), maxBytes), cb, user, op)
 }

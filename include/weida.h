@@ -1030,7 +1030,7 @@ int weida_dish_peer_count(weida_dish_t d, size_t *count);
  * weida_cq_post as an _async call's cb and the cq, cast to void *, as its
  * user. No code of the caller's runs on a library thread then. The
  * outcome is appended to the queue under the op handle the call returned,
- * and the queue's descriptor is readable exactly while outcomes wait: an
+ * and the queue's descriptor is readable whenever outcomes wait: an
  * event loop watches it and takes every waiting outcome with one
  * weida_cq_drain per wakeup. Everything else is as for a callback:
  * weida_op_cancel, buffers lent until the outcome, result handles owned by
@@ -1042,8 +1042,9 @@ int weida_dish_peer_count(weida_dish_t d, size_t *count);
 /* A new, empty completion queue. */
 int weida_cq_new(weida_cq_t *out);
 /* The descriptor that is readable while the queue holds outcomes (an
- * eventfd on Linux, a pipe elsewhere). It belongs to the queue: poll it,
- * never read, write or close it. */
+ * eventfd on Linux, a pipe elsewhere). It may also wake a poller with
+ * nothing waiting (a drain then takes 0 and clears it). It belongs to the
+ * queue: poll it, never read, write or close it. */
 int weida_cq_fd(weida_cq_t cq, int *fd);
 /* Moves up to cap waiting outcomes into out, oldest first, and sets *n to
  * how many (0 when none wait; it never waits). A failed outcome (code not

@@ -195,33 +195,14 @@ static void streamed_job(weida_pusher_t pusher, weida_puller_t puller) {
 }
 
 int main(void) {
-    weida_runtime_t rt;
-    weida_identity_t id;
-    weida_binding_t binding;
-    weida_puller_t puller;
-    weida_trust_t by_address;
-    weida_pusher_t pusher;
+    /* A puller bound at /jobs, a pusher dialled to it (see example.h). */
+    example_pushpull_t jobs = example_pushpull_open("/jobs");
 
-    CHECK(weida_runtime_new(NULL, &rt));
-    CHECK(weida_identity_generate(&id));
-    CHECK(weida_bind_quic(rt, "127.0.0.1:0", id, NULL, &binding));
-    CHECK(weida_binding_puller(binding, "/jobs", &puller));
-    CHECK(weida_trust_by_address(&by_address));
-    CHECK(weida_runtime_pusher(rt, by_address, NULL, &pusher));
-    text_t url = example_url(binding, "/jobs");
-    CHECK(weida_pusher_connect(pusher, url.s));
+    whole_job(jobs.pusher, jobs.puller);
+    bad_and_empty_orders(jobs.pusher, jobs.puller);
+    streamed_job(jobs.pusher, jobs.puller);
 
-    whole_job(pusher, puller);
-    bad_and_empty_orders(pusher, puller);
-    streamed_job(pusher, puller);
-
-    CHECK(weida_close(pusher));
-    CHECK(weida_close(puller));
-    CHECK(weida_close(by_address));
-    CHECK(weida_close(binding));
-    CHECK(weida_close(id));
-    CHECK(weida_close(rt));
-    example_no_leaks();
+    example_pushpull_close(jobs);
     puts("cursors: ok");
     return 0;
 }

@@ -1,7 +1,8 @@
 /*
  * example.h — the little every example shares: a CHECK that prints the
  * library's own sentence and exits non-zero, an EXPECT for results, and
- * helpers to read text and payloads. Examples use only weida.h and libweida.
+ * helpers to read text and payloads, to set up a Push/Pull pair and to close
+ * every handle at the end. Examples use only weida.h and libweida.
  */
 #ifndef WEIDA_EXAMPLE_H
 #define WEIDA_EXAMPLE_H
@@ -91,6 +92,55 @@ static inline void example_no_leaks(void) {
     uint64_t live = 0;
     CHECK(weida_handles_live(&live));
     EXPECT(live == 0, "%llu handles still open", (unsigned long long)live);
+}
+
+/* Closes n handles in order, each of which must close cleanly, then checks
+ * that none is left open: how an example ends. Call it as
+ * EXAMPLE_CLOSE_ALL(h, ...). */
+static inline void example_close_all(const char *file, int line, const weida_handle_t *handles, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        int rc = weida_close(handles[i]);
+        if (rc != WEIDA_OK) {
+            char call[80];
+            snprintf(call, sizeof call, "weida_close(handle %zu of %zu)", i + 1, n);
+            example_fail(file, line, call, rc);
+        }
+    }
+    example_no_leaks();
+}
+
+#define EXAMPLE_CLOSE_ALL(...)                                                   \
+    example_close_all(__FILE__, __LINE__, (const weida_handle_t[]){__VA_ARGS__}, \
+                      sizeof((const weida_handle_t[]){__VA_ARGS__}) / sizeof(weida_handle_t))
+
+/* A pusher dialled to a puller bound at a path of a loopback QUIC binding,
+ * and all they stand on: one runtime, an identity for the binding, and the
+ * trust the pusher dials with (by address: it trusts what the URL names). */
+typedef struct {
+    weida_runtime_t rt;
+    weida_identity_t id;
+    weida_binding_t binding;
+    weida_puller_t puller;
+    weida_trust_t by_address;
+    weida_pusher_t pusher;
+} example_pushpull_t;
+
+static inline example_pushpull_t example_pushpull_open(const char *path) {
+    example_pushpull_t p;
+    CHECK(weida_runtime_new(NULL, &p.rt));
+    CHECK(weida_identity_generate(&p.id));
+    CHECK(weida_bind_quic(p.rt, "127.0.0.1:0", p.id, NULL, &p.binding));
+    CHECK(weida_binding_puller(p.binding, path, &p.puller));
+    CHECK(weida_trust_by_address(&p.by_address));
+    CHECK(weida_runtime_pusher(p.rt, p.by_address, NULL, &p.pusher));
+    text_t url = example_url(p.binding, path);
+    CHECK(weida_pusher_connect(p.pusher, url.s));
+    return p;
+}
+
+/* Closes all of p, the pusher first, and checks nothing is left open. */
+static inline void example_pushpull_close(example_pushpull_t p) {
+    EXAMPLE_CLOSE_ALL(p.pusher, p.puller, p.by_address, p.binding, p.id, p.rt);
 }
 
 /* Polls cond every 5 ms for up to 10 s. Only for facts the API announces

@@ -94,16 +94,7 @@ int main(void) {
     CHECK(weida_publisher_dropped(publisher, &dropped));
     EXPECT(dropped == 0, "nothing dropped, got %llu", (unsigned long long)dropped);
 
-    CHECK(weida_close(prices));
-    CHECK(weida_close(everything));
-    CHECK(weida_close(publisher));
-    CHECK(weida_close(binding));
-    CHECK(weida_close(by_address));
-    CHECK(weida_close(id));
-    CHECK(weida_close(rt_a));
-    CHECK(weida_close(rt_b));
-    CHECK(weida_close(rt));
-    example_no_leaks();
+    EXAMPLE_CLOSE_ALL(prices, everything, publisher, binding, by_address, id, rt_a, rt_b, rt);
     puts("pubsub: ok");
     return 0;
 }

@@ -9,21 +9,11 @@
 #include "example.h"
 
 int main(void) {
-    weida_runtime_t rt;
-    weida_identity_t id;
-    weida_binding_t binding;
-    weida_puller_t puller;
-    weida_trust_t by_address;
-    weida_pusher_t pusher;
-
-    CHECK(weida_runtime_new(NULL, &rt));
-    CHECK(weida_identity_generate(&id));
-    CHECK(weida_bind_quic(rt, "127.0.0.1:0", id, NULL, &binding));
-    CHECK(weida_binding_puller(binding, "/jobs", &puller));
-    CHECK(weida_trust_by_address(&by_address));
-    CHECK(weida_runtime_pusher(rt, by_address, NULL, &pusher));
-    text_t url = example_url(binding, "/jobs");
-    CHECK(weida_pusher_connect(pusher, url.s));
+    /* A puller bound at /jobs, a pusher dialled to it: example.h's
+     * example_pushpull_open shows the calls. */
+    example_pushpull_t jobs = example_pushpull_open("/jobs");
+    weida_pusher_t pusher = jobs.pusher;
+    weida_puller_t puller = jobs.puller;
 
     /* Five whole jobs; arrival order across streams is not guaranteed. */
     for (int i = 0; i < 5; i++) {
@@ -86,13 +76,7 @@ int main(void) {
     CHECK(weida_pusher_peer_count(pusher, &peers));
     EXPECT(peers == 1, "one live puller, got %zu", peers);
 
-    CHECK(weida_close(pusher));
-    CHECK(weida_close(puller));
-    CHECK(weida_close(by_address));
-    CHECK(weida_close(binding));
-    CHECK(weida_close(id));
-    CHECK(weida_close(rt));
-    example_no_leaks();
+    example_pushpull_close(jobs);
     puts("pushpull: ok");
     return 0;
 }

@@ -110,14 +110,7 @@ int main(void) {
     CHECK(weida_radio_dropped(radio, &dropped));
     EXPECT(dropped == 1, "one whole segment lost, got %llu", (unsigned long long)dropped);
 
-    CHECK(weida_close(dish));
-    CHECK(weida_close(radio));
-    CHECK(weida_close(binding));
-    CHECK(weida_close(by_address));
-    CHECK(weida_close(id));
-    CHECK(weida_close(rt_dish));
-    CHECK(weida_close(rt));
-    example_no_leaks();
+    EXAMPLE_CLOSE_ALL(dish, radio, binding, by_address, id, rt_dish, rt);
     puts("radio: ok");
     return 0;
 }

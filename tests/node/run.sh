@@ -16,42 +16,22 @@
 # failure, including a failed build or install (counted as one failure).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-repo="$PWD"
+. build/lib/common.sh
 
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-setup_failed() {
-	echo "node: $1 failed" >&2
-	echo "0 passed, 1 failed"
-	exit 1
-}
+# Sets repo, work, artefact (the tarball) and nogo: the package must not need Go.
+begin_binding_tests node ./build/npm.sh "the tarball" 'dist/weida-*.tgz'
 
-./build/npm.sh || setup_failed "building the tarball"
-go build -o "$work/weida" ./cmd/weida || setup_failed "building the weida CLI"
-tarballs=(dist/weida-*.tgz)
-[ ${#tarballs[@]} -eq 1 ] && [ -f "${tarballs[0]}" ] || setup_failed "finding exactly one dist/weida-*.tgz"
-
-# Every PATH entry that holds a go binary goes: the package must not need Go.
-nogo=""
-IFS=: read -r -a entries <<<"$PATH"
-for dir in "${entries[@]}"; do
-	if [ -n "$dir" ] && [ ! -x "$dir/go" ]; then
-		nogo="${nogo:+$nogo:}$dir"
-	fi
-done
-
-echo "== node: fresh project, npm install --offline ${tarballs[0]}"
+echo "== node: fresh project, npm install --offline $artefact"
 mkdir -p "$work/project/test"
 cd "$work/project"
 printf '{ "name": "weida-node-tests", "version": "1.0.0", "private": true }\n' >package.json
 # A registry that refuses every connection: the install must need none.
 PATH="$nogo" npm install --offline --registry=http://127.0.0.1:9/ --no-audit --no-fund --silent \
-	"$repo/${tarballs[0]}" ||
-	setup_failed "installing the tarball"
+	"$repo/$artefact" ||
+	setup_failed node "installing the tarball"
 cp "$repo"/bindings/node/test/*.mjs test/
-! PATH="$nogo" command -v go >/dev/null || setup_failed "removing go from PATH"
 [ -f node_modules/weida/prebuilds/"$(node -p 'process.platform + "-" + process.arch')"/weida.node ] ||
-	setup_failed "finding the prebuilt addon in the installed package"
+	setup_failed node "finding the prebuilt addon in the installed package"
 
 echo "== node: node --test, against the installed package (no go on PATH)"
 status=0

@@ -15,34 +15,15 @@
 # failure, including a failed build or install (counted as one failure).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-repo="$PWD"
+. build/lib/common.sh
 
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-setup_failed() {
-	echo "python: $1 failed" >&2
-	echo "0 passed, 1 failed"
-	exit 1
-}
+# Sets repo, work, artefact (the wheel) and nogo: the wheel must not need Go.
+begin_binding_tests python ./build/wheel.sh "the wheel" 'dist/weida-*.whl'
 
-./build/wheel.sh || setup_failed "building the wheel"
-go build -o "$work/weida" ./cmd/weida || setup_failed "building the weida CLI"
-wheels=(dist/weida-*.whl)
-[ ${#wheels[@]} -eq 1 ] && [ -f "${wheels[0]}" ] || setup_failed "finding exactly one dist/weida-*.whl"
-
-# Every PATH entry that holds a go binary goes: the wheel must not need Go.
-nogo=""
-IFS=: read -r -a entries <<<"$PATH"
-for dir in "${entries[@]}"; do
-	if [ -n "$dir" ] && [ ! -x "$dir/go" ]; then
-		nogo="${nogo:+$nogo:}$dir"
-	fi
-done
-
-echo "== python: fresh venv, pip install --no-index ${wheels[0]}"
-PATH="$nogo" python3 -m venv "$work/venv" || setup_failed "creating the venv"
+echo "== python: fresh venv, pip install --no-index $artefact"
+PATH="$nogo" python3 -m venv "$work/venv" || setup_failed python "creating the venv"
 PATH="$nogo" "$work/venv/bin/python" -m pip install --quiet --no-index --disable-pip-version-check \
-	"$repo/${wheels[0]}" || setup_failed "installing the wheel"
+	"$repo/$artefact" || setup_failed python "installing the wheel"
 
 echo "== python: smoke.py and the tests, against the installed package"
 cd "$work"

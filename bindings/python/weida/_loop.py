@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import itertools
 import os
 import threading
@@ -53,7 +54,7 @@ Convert = Callable[[int, int], Any]
 class _Pending:
     """One operation in flight: everything the callback needs."""
 
-    __slots__ = ("inbox", "future", "convert", "owned", "keep", "end")
+    __slots__ = ("inbox", "future", "convert", "owned", "keep", "end", "ended")
 
     def __init__(self, inbox: "_Inbox", future: asyncio.Future, convert: Convert,
                  owned: int, keep: object, end: object) -> None:
@@ -63,12 +64,15 @@ class _Pending:
         self.owned = owned  # how many of (a, b) are handles this side must close if unused
         self.keep = keep  # a buffer the library writes into until the callback
         self.end = end  # the value WEIDA_END stands for, or FAIL when it is unexpected
+        self.ended: Optional[asyncio.Future] = None  # set once a canceled operation's outcome is in
 
     def settle(self, code: int, a: int, b: int, cause: str) -> None:
         """Completes the future on its loop's thread."""
         fut = self.future
         if fut.done():  # cancelled while the library finished
             self.discard(code, a, b)
+            if self.ended is not None and not self.ended.done():
+                self.ended.set_result(None)
             return
         if code == END and self.end is not FAIL:
             fut.set_result(self.end)
@@ -184,8 +188,9 @@ _queued: dict = {}
 _early: dict = {}
 _lock = threading.Lock()
 _queue: "Optional[_cq.CompletionQueue]" = None
-#: "cq" (the default) or "callback" (WEIDA_PYTHON_COMPLETIONS=callback).
-_route = os.environ.get("WEIDA_PYTHON_COMPLETIONS", "cq")
+#: "cq", the default, or "callback": WEIDA_PYTHON_COMPLETIONS=callback, or
+#: a library that refuses to make a queue.
+_route = "callback"
 
 
 def _expect(op: int, p: _Pending) -> None:
@@ -221,7 +226,7 @@ def _drain_queue(inbox_ref: "weakref.ref[_Inbox]") -> None:
 
 def completion_route() -> str:
     """How _async outcomes reach their loop: "cq" or "callback"."""
-    return _route if _route == "callback" or _queue is not None else "callback"
+    return _route
 
 
 def set_completion_route(route: str) -> bool:
@@ -239,14 +244,15 @@ def set_completion_route(route: str) -> bool:
     return True
 
 
-if _route != "callback":
+if os.environ.get("WEIDA_PYTHON_COMPLETIONS") != "callback":
     set_completion_route("cq")
-_route = "cq" if _queue is not None and _route != "callback" else "callback"
 
 
 async def call(start: Callable[..., int], args: tuple, convert: Convert, owned: int = 0,
                keep: object = None, end: object = FAIL) -> Any:
-    """Starts ``start(*args, CALLBACK, user, &op)`` and awaits its callback.
+    """Starts ``start(*args, cb, user, &op)`` and awaits its outcome, which
+    comes through the completion queue (cb = weida_cq_post, user = the
+    queue) or, on the fallback route, the callback (cb = CALLBACK).
 
     Nothing happens until the coroutine is first awaited. ``owned`` says how
     many of the callback's (a, b) are result handles, closed here if the
@@ -259,8 +265,9 @@ async def call(start: Callable[..., int], args: tuple, convert: Convert, owned: 
     pending = _Pending(inbox, future, convert, owned, keep, end)
     op = c_uint64()
     queue = _queue if _route == "cq" else None
-    if queue is not None and inbox.watches(queue):
-        rc = start(*args, _cq.POST, queue.handle, byref(op))
+    queued = queue is not None and inbox.watches(queue)
+    if queued:
+        rc = start(*args, _cq.POST, queue.handle, byref(op))  # type: ignore[union-attr]
         if rc != OK:  # nothing started: nothing will be queued
             raise error_for(rc, last_error())
         _expect(op.value, pending)
@@ -275,6 +282,16 @@ async def call(start: Callable[..., int], args: tuple, convert: Convert, owned: 
         return await future
     except asyncio.CancelledError:
         lib.weida_op_cancel(op.value)  # stale if it finished first: harmless
+        if queued and future.cancelled():
+            # A queued outcome reaches no loop that has stopped watching,
+            # so the task ends only once this loop has taken it (and
+            # closed its results): a loop closing with canceled operations,
+            # as asyncio.run does, leaves none behind. A second cancel
+            # stops the wait; the outcome is then closed by whichever loop
+            # drains it.
+            pending.ended = loop.create_future()
+            with contextlib.suppress(asyncio.CancelledError):
+                await pending.ended
         raise
 
 
