@@ -293,6 +293,15 @@ func (d *dialer) live(ctx context.Context) (*transport.Conn, error) {
 	}
 }
 
+// endedUnderOpen reports whether opening a transfer on c failed because c
+// ended between the pick and the open. Nothing of the transfer reached the
+// peer whole (no FIN was sent), so the caller picks again instead of failing:
+// c is no longer live (its Err is set by the failed open itself), so the
+// next pick takes another connection or waits for the redial.
+func endedUnderOpen(c *transport.Conn, err error) bool {
+	return err != nil && errs.KindOf(err) == errs.KindConnectionLost && c.Err() != nil
+}
+
 // pickLocked returns a live connection, or a final error, or neither (wait).
 func (d *dialer) pickLocked() (*transport.Conn, *slot, error) {
 	if d.closed {

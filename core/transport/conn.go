@@ -41,11 +41,13 @@ type Conn struct {
 
 	reports *cursor.Registry[ReportSink] // report ids this side handed out (reports.go)
 
-	closeOnce sync.Once
-	done      chan struct{}
-	err       *errs.Error // why the connection ended; set before done closes
-	wg        sync.WaitGroup
-	workers   workerPool // local: goroutines serving inbound streams (workers.go)
+	closeOnce   sync.Once
+	toldHandler sync.Once // Handler.Closed runs once, after closeOnce
+	done        chan struct{}
+	err         *errs.Error // why the connection ended; set before done closes
+	wg          sync.WaitGroup
+	workers     workerPool   // local: goroutines serving inbound streams (workers.go)
+	accepting   atomic.Int32 // QUIC: goroutines waiting to accept an exchange (acceptBidi)
 }
 
 // newLocalConn wraps a local link; path is the dialled path (empty when
@@ -82,6 +84,7 @@ func (c *Conn) start(ctx context.Context) error {
 		c.startLocal()
 	} else {
 		c.wg.Add(3)
+		c.accepting.Store(1)
 		go c.watchClose()
 		go c.acceptUni()
 		go c.acceptBidi()
@@ -174,15 +177,27 @@ func (c *Conn) watchClose() {
 	c.finish(lossError(cause))
 }
 
+// finish ends the connection with e, unless it ended already, and tells
+// the Handler why it ended (once).
 func (c *Conn) finish(e *errs.Error) {
+	c.end(e)
+	c.toldHandler.Do(func() {
+		if c.handler != nil {
+			c.handler.Closed(c, c.err)
+		}
+	})
+}
+
+// end marks the connection ended with e unless it ended already: Err, Done
+// and every outstanding receipt see it at once. Only finish tells the
+// Handler, so an opener that learns of the end first (quicOpenError) never
+// runs Handler code on its own goroutine, under whatever locks it holds.
+func (c *Conn) end(e *errs.Error) {
 	c.closeOnce.Do(func() {
 		c.err = e
 		close(c.done)
 		c.receipts.fail(e)
 		c.reports.Close()
-		if c.handler != nil {
-			c.handler.Closed(c, e)
-		}
 	})
 }
 

@@ -31,13 +31,12 @@ type creditTracker struct {
 	limit   [2]int64 // the peer's initial limits
 	granted [2]int64 // the highest stream count the peer allowed
 	opened  [2]int64 // streams this side opened
+	// changed is closed on the next change; made only while someone waits
+	// (a graceful close), since MAX_STREAMS arrives for every few streams.
 	changed chan struct{}
 }
 
-func (ct *creditTracker) init(client bool) {
-	ct.client = client
-	ct.changed = make(chan struct{})
-}
+func (ct *creditTracker) init(client bool) { ct.client = client }
 
 func (ct *creditTracker) onParameters(e qlog.ParametersSet) {
 	// SentBy is quic-go's Perspective: 1 server, 2 client.
@@ -74,8 +73,10 @@ func (ct *creditTracker) countOpened(t int) {
 }
 
 func (ct *creditTracker) notifyLocked() {
-	close(ct.changed)
-	ct.changed = make(chan struct{})
+	if ct.changed != nil {
+		close(ct.changed)
+		ct.changed = nil
+	}
 }
 
 // consumedLocked reports whether the peer completed every stream we opened.
@@ -94,7 +95,11 @@ func (c *Conn) AwaitPeerConsumed(ctx context.Context) error {
 	ct := &c.receipts.credit
 	for {
 		ct.mu.Lock()
-		done, changed := ct.consumedLocked(), ct.changed
+		done := ct.consumedLocked()
+		if ct.changed == nil {
+			ct.changed = make(chan struct{})
+		}
+		changed := ct.changed
 		ct.mu.Unlock()
 		if done {
 			return nil

@@ -89,21 +89,25 @@ func (c *Conn) datagrams() *datagrams {
 	}
 	d, loaded := connDatagrams.LoadOrStore(c, &datagrams{c: c, wake: make(chan struct{}, 1), flows: make(map[uint64]*InFlow)})
 	if !loaded {
-		context.AfterFunc(c.qc.Context(), func() { connDatagrams.Delete(c) })
+		context.AfterFunc(endedContext{c.done}, func() { connDatagrams.Delete(c) })
 	}
 	return d.(*datagrams)
 }
 
 // DatagramsAgreed reports whether both sides listed the datagram capability
-// in HELLO, so flows may be opened on the connection. Always false on a
-// local transport: this build carries datagrams over QUIC only.
-func (c *Conn) DatagramsAgreed() bool { return c.qc != nil && c.agreed.Datagrams }
+// in HELLO, so flows may be opened on the connection. On a local transport
+// the FLOW stream carries the datagrams itself (local_flow.go).
+func (c *Conn) DatagramsAgreed() bool { return c.agreed.Datagrams }
 
 // MaxDatagramPayload is the largest datagram (flow id included) the
 // connection can send now; 0 when it cannot send datagrams at all. It
-// follows the path MTU, so it may grow during the connection.
+// follows the path MTU, so it may grow during the connection. On a local
+// transport it is LocalMaxDatagram once datagrams were agreed.
 func (c *Conn) MaxDatagramPayload() int {
-	if c.qc == nil {
+	if c.local != nil {
+		if c.DatagramsAgreed() {
+			return LocalMaxDatagram
+		}
 		return 0
 	}
 	var tooLarge *quic.DatagramTooLargeError
@@ -127,6 +131,9 @@ func (e *DatagramTooLarge) Error() string {
 // datagramSendBytes queued the oldest datagrams are discarded and counted
 // on their flows.
 func (d *datagrams) send(f *OutFlow, payload []byte) error {
+	if f.local {
+		return d.sendLocal(f, payload)
+	}
 	idLen := wire.VarintLen(f.id)
 	if int64(idLen+len(payload)) > d.maxPayload.Load() {
 		d.maxPayload.Store(int64(d.c.MaxDatagramPayload()))
@@ -135,7 +142,23 @@ func (d *datagrams) send(f *OutFlow, payload []byte) error {
 				Msg: fmt.Sprintf("a datagram of %d bytes exceeds the connection's current maximum of %d", len(payload), limit)}
 		}
 	}
-	b := wire.AppendDatagram(make([]byte, 0, idLen+len(payload)), f.id, payload)
+	d.enqueue(f, wire.AppendDatagram(make([]byte, 0, idLen+len(payload)), f.id, payload))
+	return nil
+}
+
+// sendLocal queues one datagram of a local flow as a record of its stream.
+func (d *datagrams) sendLocal(f *OutFlow, payload []byte) error {
+	if len(payload) > LocalMaxDatagram {
+		return &errs.Error{Kind: errs.KindTooLarge, Err: &DatagramTooLarge{Max: LocalMaxDatagram},
+			Msg: fmt.Sprintf("a datagram of %d bytes exceeds LOCAL_MAX_DATAGRAM %d", len(payload), LocalMaxDatagram)}
+	}
+	d.enqueue(f, appendLocalRecord(make([]byte, 0, wire.VarintLen(uint64(len(payload)))+len(payload)), payload))
+	return nil
+}
+
+// enqueue adds b to the send ring, discarding the oldest beyond
+// datagramSendBytes, and wakes the sender.
+func (d *datagrams) enqueue(f *OutFlow, b []byte) {
 	d.mu.Lock()
 	d.sendQ = append(d.sendQ, outDatagram{flow: f, b: b})
 	d.sendBytes += len(b) + datagramEntryCost
@@ -157,7 +180,6 @@ func (d *datagrams) send(f *OutFlow, payload []byte) error {
 	case d.wake <- struct{}{}:
 	default:
 	}
-	return nil
 }
 
 // sender hands queued datagrams to quic-go, whose own queue is short and
@@ -180,6 +202,12 @@ func (d *datagrams) sender() {
 		d.sendQ = d.sendQ[1:]
 		d.sendBytes -= len(next.b) + datagramEntryCost
 		d.mu.Unlock()
+		if next.flow.local {
+			if err := next.flow.writeLocal(next.b); err != nil {
+				next.flow.dropped.Add(1) // the flow or the connection ended
+			}
+			continue
+		}
 		if err := d.c.qc.SendDatagram(next.b); err != nil {
 			next.flow.dropped.Add(1) // the path MTU shrank, or the connection ended
 			var tooLarge *quic.DatagramTooLargeError

@@ -40,6 +40,17 @@ func (c *Conn) acceptUni() {
 	}
 }
 
+// maxAccepting bounds the goroutines a connection keeps waiting in
+// acceptBidi between exchanges.
+const maxAccepting = 4
+
+// acceptBidi accepts an exchange and serves it on the same goroutine, so
+// the goroutine quic-go wakes is the one that reads the request: no
+// hand-over to a worker on the round trip's path, and a stack that is
+// already grown. Before serving (a Handler may block) it makes sure another
+// goroutine is accepting; after serving it accepts again unless
+// maxAccepting already are. c.accepting counts the goroutines accepting or
+// about to, and is 1 when the first one starts.
 func (c *Conn) acceptBidi() {
 	defer c.wg.Done()
 	for {
@@ -47,8 +58,29 @@ func (c *Conn) acceptBidi() {
 		if err != nil {
 			return
 		}
-		c.wg.Add(1)
-		go c.serveBidi(s)
+		if c.accepting.Add(-1) == 0 {
+			c.accepting.Add(1)
+			c.wg.Add(1)
+			go c.acceptBidi()
+		}
+		c.serveBidi(s)
+		if !c.acceptAgain() {
+			return
+		}
+	}
+}
+
+// acceptAgain counts a goroutine that finished an exchange as accepting,
+// unless maxAccepting are.
+func (c *Conn) acceptAgain() bool {
+	for {
+		n := c.accepting.Load()
+		if n >= maxAccepting {
+			return false
+		}
+		if c.accepting.CompareAndSwap(n, n+1) {
+			return true
+		}
 	}
 }
 
@@ -177,7 +209,6 @@ func (c *Conn) dispatchFlow(hdr []byte, s recvHalf) error { return c.serveFlow(h
 
 // serveBidi handles an exchange: only DATA may open its initiating half.
 func (c *Conn) serveBidi(s *quic.Stream) {
-	defer c.wg.Done()
 	p, err := c.readPreamble(s)
 	if err != nil {
 		return

@@ -26,10 +26,22 @@ type FlowHandler interface {
 // that lives as long as the flow, and datagrams prefixed with its id.
 type OutFlow struct {
 	c       *Conn
-	s       *quic.SendStream
+	s       flowStream
 	id      uint64
 	sent    atomic.Uint64 // datagrams Send accepted
-	dropped atomic.Uint64 // of those, discarded before QUIC took them
+	dropped atomic.Uint64 // of those, discarded before the transport took them
+
+	// A local flow's stream carries its records itself (local_flow.go).
+	local      bool
+	closedHere atomic.Bool             // Close or Cancel ran
+	localErr   atomic.Pointer[flowEnd] // the write that failed first
+}
+
+// flowStream is the sending half of a FLOW stream: a QUIC uni stream, or a
+// local stream that also carries the flow's records.
+type flowStream interface {
+	sendHalf
+	Context() context.Context
 }
 
 // OpenFlow registers a flow carrying h (its Flow id is assigned here) and
@@ -54,12 +66,19 @@ func (c *Conn) openFlow(ctx context.Context, h wire.Flow, wait bool) (*OutFlow, 
 		return nil, err
 	}
 	if !c.DatagramsAgreed() {
-		return nil, errs.New(errs.KindDatagramsUnavailable, "datagrams were not agreed on this connection: both runtimes must enable them (over QUIC)")
+		return nil, errs.New(errs.KindDatagramsUnavailable, "datagrams were not agreed on this connection: both runtimes must enable them")
 	}
 	h.Flow = c.datagrams().allocID()
 	frame := wire.AppendFrame(nil, wire.KindFlow, &h)
 	if n, _, _ := wire.ParseVarint(frame[2:]); n > c.agreed.SendMaxHeaderBytes {
 		return nil, errs.New(errs.KindLimitExceeded, "a FLOW header of %d bytes exceeds the peer's max_header_bytes %d", n, c.agreed.SendMaxHeaderBytes)
+	}
+	if c.local != nil {
+		s, err := c.openLocalFlow(ctx, frame, wait)
+		if err != nil {
+			return nil, err
+		}
+		return &OutFlow{c: c, s: s, id: h.Flow, local: true}, nil
 	}
 	var s *quic.SendStream
 	var err error
@@ -73,7 +92,7 @@ func (c *Conn) openFlow(ctx context.Context, h wire.Flow, wait bool) (*OutFlow, 
 		if errors.As(err, &limit) {
 			return nil, errs.New(errs.KindLimitExceeded, "no stream credit for a FLOW stream now")
 		}
-		return nil, openError(ctx, err)
+		return nil, c.quicOpenError(ctx, err)
 	}
 	c.receipts.credit.countOpened(streamUni)
 	if wait {
@@ -129,6 +148,9 @@ func (f *OutFlow) ConnectionEnded() bool {
 // ending classifies the cause of an ended FLOW stream: the peer's
 // STOP_SENDING, a local Close or Cancel, or the connection's end.
 func (f *OutFlow) ending() (err error, connectionLost bool) {
+	if f.local {
+		return f.localEnding()
+	}
 	cause := context.Cause(f.s.Context())
 	var se *quic.StreamError
 	switch {
@@ -144,22 +166,35 @@ func (f *OutFlow) ending() (err error, connectionLost bool) {
 }
 
 // Close ends the flow in order (FIN on its FLOW stream).
-func (f *OutFlow) Close() { _ = f.s.Close() }
+func (f *OutFlow) Close() {
+	f.closedHere.Store(true)
+	_ = f.s.Close()
+}
 
 // Cancel abandons the flow (RESET_STREAM(CANCELED)).
-func (f *OutFlow) Cancel() { f.s.CancelWrite(quic.StreamErrorCode(wire.CodeCanceled)) }
+func (f *OutFlow) Cancel() {
+	f.closedHere.Store(true)
+	f.s.CancelWrite(quic.StreamErrorCode(wire.CodeCanceled))
+}
 
 // Conn is the connection carrying the flow.
 func (f *OutFlow) Conn() *Conn { return f.c }
 
 // MaxPayload is the largest payload Send accepts now.
-func (f *OutFlow) MaxPayload() int { return max(f.c.MaxDatagramPayload()-wire.VarintLen(f.id), 0) }
+// A local flow's records carry no flow id: LocalMaxDatagram.
+func (f *OutFlow) MaxPayload() int {
+	if f.local {
+		return LocalMaxDatagram
+	}
+	return max(f.c.MaxDatagramPayload()-wire.VarintLen(f.id), 0)
+}
 
 // Sent counts the datagrams Send accepted.
 func (f *OutFlow) Sent() uint64 { return f.sent.Load() }
 
-// Dropped counts the accepted datagrams discarded before QUIC took them
-// (the send queue was full, or the connection's datagram size shrank).
+// Dropped counts the accepted datagrams discarded before the transport took
+// them (the send queue was full, the connection's datagram size shrank, or
+// a local flow ended with records still queued).
 func (f *OutFlow) Dropped() uint64 { return f.dropped.Load() }
 
 // InFlow is an inbound datagram flow: the FLOW header and a drop-oldest
@@ -268,10 +303,6 @@ func (c *Conn) serveFlow(hdr []byte, s recvHalf) error {
 	if err != nil {
 		return err
 	}
-	if c.qc == nil { // datagrams over local transports are not built yet
-		s.CancelRead(quic.StreamErrorCode(wire.CodeUnsupported))
-		return nil
-	}
 	d := c.datagrams()
 	f := &InFlow{c: c, d: d, s: s, id: h.Flow, Header: h,
 		ready: make(chan struct{}, 1), ended: make(chan struct{})}
@@ -284,11 +315,16 @@ func (c *Conn) serveFlow(hdr []byte, s recvHalf) error {
 		return nil
 	}
 	defer d.unregister(f)
-	d.startReader()
+	if c.local == nil {
+		d.startReader()
+	}
 	if fh, ok := c.handler.(FlowHandler); ok {
 		fh.Flow(c, f)
 	} else {
 		f.Refuse(wire.CodeUnsupported)
+	}
+	if c.local != nil {
+		return f.awaitRecords()
 	}
 	return f.await()
 }

@@ -35,7 +35,10 @@ type Listener struct {
 
 // Listen binds addr ("ip:port"; port 0 lets the kernel choose) with a
 // server TLS configuration from identity.ServerConfig, and serves every
-// accepted connection's streams to h.
+// accepted connection's streams to h. Its stateless reset key derives from
+// the identity's key (resetkey.go): listening again with the same identity
+// on the same address resets the previous run's connections at their next
+// packet.
 func Listen(addr string, tlsConf *tls.Config, cfg Config, h Handler) (*Listener, error) {
 	cfg = cfg.withDefaults()
 	udpAddr, err := net.ResolveUDPAddr("udp", addr)
@@ -51,7 +54,7 @@ func Listen(addr string, tlsConf *tls.Config, cfg Config, h Handler) (*Listener,
 	}
 	qc := cfg.quicConfig(false)
 	qc.Tracer = func(context.Context, bool, quic.ConnectionID) qlogwriter.Trace { return newReceiptTracker(false) }
-	tr := &quic.Transport{Conn: udp}
+	tr := &quic.Transport{Conn: udp, StatelessResetKey: statelessResetKey(tlsConf)}
 	ln, err := tr.Listen(tlsConf, qc)
 	if err != nil {
 		_ = udp.Close()

@@ -3,7 +3,6 @@ package transport
 import (
 	"context"
 	"errors"
-	"slices"
 	"strconv"
 
 	"github.com/quic-go/quic-go"
@@ -130,18 +129,25 @@ func (c *Conn) serveControl() {
 	}
 }
 
-// localHello is this side's HELLO on a local link: datagram flows are not
-// carried by this build's local transports, so their capability is not
-// offered there.
-func (c *Conn) localHello() wire.Hello {
-	h := c.cfg.hello()
-	h.Capabilities = slices.DeleteFunc(slices.Clone(h.Capabilities), func(v uint64) bool { return v == wire.CapabilityDatagram })
-	return h
-}
+// localHello is this side's HELLO on a local link. It is the QUIC HELLO:
+// the datagram capability follows datagram_receive_bytes on every
+// transport (a local flow carries its datagrams itself, local_flow.go).
+func (c *Conn) localHello() wire.Hello { return c.cfg.hello() }
 
 func (c *Conn) sendLocalHello() error {
 	h := c.localHello()
 	_, err := c.local.control().Write(wire.AppendFrame(nil, wire.KindHello, &h))
+	if err != nil {
+		select {
+		case <-c.negotiated:
+			if c.negErr != nil {
+				// The peer's HELLO came first and failed negotiation, which
+				// closed the link under this write: start reports that.
+				return nil
+			}
+		default:
+		}
+	}
 	return err
 }
 
@@ -190,6 +196,11 @@ func (c *Conn) serveLocal(s localStream) {
 		return
 	}
 	s.oneWay()
+	if p.Kind == wire.KindSubscribe && !c.subscriberReachable() {
+		// Nothing could be sent to it: refused, never recorded (§12).
+		s.CancelRead(quic.StreamErrorCode(wire.CodeRejected))
+		return
+	}
 	c.dispatchUni(p.Kind, hdr, s)
 	switch p.Kind {
 	case wire.KindSubscribe, wire.KindUnsubscribe, wire.KindCredit:

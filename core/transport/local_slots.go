@@ -7,23 +7,37 @@ import (
 	"github.com/weida-go/weida/core/errs"
 )
 
-// localSlots counts the live streams one side of a local connection opened,
-// bounded by MaxLocalStreams: an open at the cap waits for a release.
+// localSlots counts the live streams one side of a local connection opened
+// and the reverse connections it keeps parked at the peer (a unix dialling
+// side), together bounded by MaxLocalStreams: each is one OS connection the
+// peer holds for this side. An open or a park at the cap waits for a
+// release.
 type localSlots struct {
 	mu      sync.Mutex
-	n       int
+	n       int           // live streams opened
+	parked  int           // reverse connections parked, no stream on them yet
 	changed chan struct{} // closed and replaced on every release
 }
 
 func (ls *localSlots) init() { ls.changed = make(chan struct{}) }
 
-// acquire takes a slot, waiting while all are taken, until ctx or the
-// connection (gone) ends.
+// acquire takes a slot for a stream, waiting while all are taken, until
+// ctx or the connection (gone) ends.
 func (ls *localSlots) acquire(ctx context.Context, gone <-chan struct{}) error {
+	return ls.take(ctx, gone, &ls.n)
+}
+
+// acquireParked takes a slot for a reverse connection about to be parked,
+// waiting while all are taken, until the connection ends.
+func (ls *localSlots) acquireParked(gone <-chan struct{}) error {
+	return ls.take(context.Background(), gone, &ls.parked)
+}
+
+func (ls *localSlots) take(ctx context.Context, gone <-chan struct{}, count *int) error {
 	for {
 		ls.mu.Lock()
-		if ls.n < MaxLocalStreams {
-			ls.n++
+		if ls.n+ls.parked < MaxLocalStreams {
+			*count++
 			ls.mu.Unlock()
 			return nil
 		}
@@ -39,15 +53,29 @@ func (ls *localSlots) acquire(ctx context.Context, gone <-chan struct{}) error {
 	}
 }
 
-func (ls *localSlots) release() {
+func (ls *localSlots) release() { ls.give(&ls.n) }
+
+// releaseParked gives back a parked connection's slot: the peer opened a
+// stream on it (its own slot counts that now), or it is gone.
+func (ls *localSlots) releaseParked() { ls.give(&ls.parked) }
+
+func (ls *localSlots) give(count *int) {
 	ls.mu.Lock()
-	ls.n--
+	*count--
 	close(ls.changed)
 	ls.changed = make(chan struct{})
 	ls.mu.Unlock()
 }
 
-// awaitIdle waits until no slot is taken: the peer completed every stream.
+// parkedNow is the number of reverse connections parked.
+func (ls *localSlots) parkedNow() int {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return ls.parked
+}
+
+// awaitIdle waits until no stream is live: the peer completed every stream.
+// Parked connections carry no stream and are not waited for.
 func (ls *localSlots) awaitIdle(ctx context.Context, gone <-chan struct{}) error {
 	for {
 		ls.mu.Lock()

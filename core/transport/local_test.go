@@ -71,8 +71,8 @@ func dialLocal(t *testing.T, s *localServer, cfg Config, h Handler) (*Conn, erro
 }
 
 // TestLocalNegotiation: HELLO is mandatory on local transports too; an
-// empty intersection fails negotiation on both sides, and neither side
-// offers datagram flows there.
+// empty intersection fails negotiation on both sides, and datagram flows
+// are agreed only where both sides turned them on (local_flow_test.go).
 func TestLocalNegotiation(t *testing.T) {
 	forEachLocal(t, func(t *testing.T, start func(*testing.T, Config) *localServer) {
 		s := start(t, NewConfig())
@@ -81,7 +81,7 @@ func TestLocalNegotiation(t *testing.T) {
 			t.Fatal(err)
 		}
 		if a := c.Agreed(); a.Guarantees != wire.CoreGuarantees() || a.Datagrams {
-			t.Fatalf("agreed %+v, want core without datagrams", a)
+			t.Fatalf("agreed %+v, want core without datagrams (off by default)", a)
 		}
 		cfg := NewConfig()
 		cfg.Offered.Ordering, cfg.Required.Ordering = 1, 1
@@ -181,8 +181,9 @@ func TestLocalCancelIsNeverAComplete(t *testing.T) {
 	})
 }
 
-// TestLocalStreamCap: a side holds at most MaxLocalStreams live streams;
-// the next open waits until one completes.
+// TestLocalStreamCap: a side holds at most MaxLocalStreams live streams,
+// its parked reverse connections counted (a unix dialling side parks
+// MaxParkedReverse); the next open waits until one completes.
 func TestLocalStreamCap(t *testing.T) {
 	forEachLocal(t, func(t *testing.T, start func(*testing.T, Config) *localServer) {
 		s := start(t, NewConfig())
@@ -190,7 +191,12 @@ func TestLocalStreamCap(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i := range MaxLocalStreams {
+		streams := MaxLocalStreams
+		if ul, ok := c.local.(*unixLink); ok {
+			waitFor(t, "every reverse connection to be parked", func() bool { return ul.slots.parkedNow() == MaxParkedReverse })
+			streams -= MaxParkedReverse
+		}
+		for i := range streams {
 			out, err := c.OpenUni(testContext(t), &wire.Data{Endpoint: wire.Some("/t")})
 			if err != nil {
 				t.Fatalf("open %d: %v", i, err)
@@ -213,7 +219,7 @@ func TestLocalStreamCap(t *testing.T) {
 			t.Fatalf("open after one stream completed: %v", err)
 		}
 		// Take the rest, so no handler is left blocked on the recorder.
-		for range MaxLocalStreams - 1 {
+		for range streams - 1 {
 			_, _ = io.ReadAll(<-s.h.data)
 		}
 	})

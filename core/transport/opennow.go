@@ -27,7 +27,7 @@ func (c *Conn) OpenUniNow(h *wire.Data) (*OutStream, error) {
 		if errors.As(err, &limit) {
 			return nil, errs.New(errs.KindLimitExceeded, "no stream credit from the peer right now")
 		}
-		return nil, lossError(err)
+		return nil, c.quicOpenError(context.Background(), err)
 	}
 	c.receipts.credit.countOpened(streamUni)
 	o := newOutStream(c, s)

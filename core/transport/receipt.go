@@ -99,18 +99,26 @@ func (t *receiptTracker) RecordEvent(ev qlogwriter.Event) {
 	}
 }
 
-// watch starts tracking stream id; it must be called before the first
-// write so no frame escapes the record.
+// watch starts tracking stream id in a new receipt; see watchInto.
 func (t *receiptTracker) watch(id quic.StreamID) *Receipt {
-	r := &Receipt{tracker: t, stream: id, final: -1, done: make(chan struct{})}
+	r := new(Receipt)
+	t.watchInto(r, id)
+	return r
+}
+
+// watchInto starts tracking stream id in r, a zero Receipt its stream half
+// carries inline (one allocation fewer per stream). It must be called
+// before the first write so no frame escapes the record.
+func (t *receiptTracker) watchInto(r *Receipt, id quic.StreamID) {
+	r.tracker, r.stream, r.final = t, id, -1
+	r.acked = r.ackedInline[:0]
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed != nil {
 		r.resolveLocked(t.closed)
-		return r
+		return
 	}
 	t.streams[id] = r
-	return r
 }
 
 // finish records the stream's final size (bytes written, header included),
@@ -215,17 +223,11 @@ func (t *receiptTracker) onLost(pn qlog.PacketNumber) {
 	t.compactLocked()
 }
 
-// compactLocked drops spent records: from the front always (acks are mostly
-// in order), everywhere once they are half the slice.
+// compactLocked drops spent records once they are half the slice, moving
+// the live ones to its front: amortised O(1) per record, and the slice keeps
+// its capacity (re-slicing from the front would shrink it, and the next
+// append would allocate again, once every few packets).
 func (t *receiptTracker) compactLocked() {
-	n := 0
-	for n < len(t.pending) && t.pending[n].n == 0 {
-		n++
-	}
-	if n > 0 {
-		t.pending = t.pending[n:]
-		t.spent -= n
-	}
 	if t.spent > 0 && t.spent*2 >= len(t.pending) {
 		kept := t.pending[:0]
 		for _, p := range t.pending {
@@ -255,21 +257,40 @@ func (t *receiptTracker) outstanding() []*Receipt {
 // otherwise a refusal (STOP_SENDING), Canceled, or the connection's loss
 // (which the caller relabels Indeterminate after FIN).
 type Receipt struct {
-	tracker  *receiptTracker
-	stream   quic.StreamID
-	acked    intervals
-	final    int64 // -1 until finish
-	finAcked bool
-	done     chan struct{}
-	err      error
+	tracker     *receiptTracker
+	stream      quic.StreamID
+	acked       intervals
+	ackedInline [2][2]int64 // acked's first ranges: acks mostly arrive in order
+	final       int64       // -1 until finish
+	finAcked    bool
+	resolved    bool
+	// done is made by the first Done while unresolved (most receipts are
+	// never waited on); all fields are guarded by tracker.mu.
+	done chan struct{}
+	err  error
 }
 
+// closedChan is the Done of a receipt that resolved before anyone asked.
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
 // Done is closed when the receipt resolved.
-func (r *Receipt) Done() <-chan struct{} { return r.done }
+func (r *Receipt) Done() <-chan struct{} {
+	r.tracker.mu.Lock()
+	defer r.tracker.mu.Unlock()
+	if r.done == nil {
+		if r.resolved {
+			return closedChan
+		}
+		r.done = make(chan struct{})
+	}
+	return r.done
+}
 
 // Err is the outcome once Done is closed: nil means delivered.
 func (r *Receipt) Err() error {
-	<-r.done
+	<-r.Done()
+	r.tracker.mu.Lock()
+	defer r.tracker.mu.Unlock()
 	return r.err
 }
 
@@ -288,13 +309,13 @@ func (r *Receipt) checkLocked() {
 }
 
 func (r *Receipt) resolveLocked(err error) {
-	select {
-	case <-r.done:
+	if r.resolved {
 		return
-	default:
 	}
-	r.err = err
-	close(r.done)
+	r.resolved, r.err = true, err
+	if r.done != nil {
+		close(r.done)
+	}
 	delete(r.tracker.streams, r.stream)
 	r.acked = nil
 }

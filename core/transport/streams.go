@@ -21,12 +21,20 @@ import (
 type OutStream struct {
 	c       *Conn
 	s       sendHalf
-	receipt *Receipt
-	pending []byte // the frame header, sent with the first payload bytes
+	receipt *Receipt // &rc: inline, one allocation per stream
+	pending []byte   // the frame header, sent with the first payload bytes
 	written int64
 	state   outState
 	mu      sync.Mutex // guards state against a concurrent Cancel
+	rc      Receipt
+	// header backs pending for the usual small header (it grows on the heap
+	// when larger); AppendFrame writes preamble and header into it.
+	header [outHeaderInline]byte
 }
+
+// outHeaderInline covers a preamble and a small DATA header, such as an
+// exchange's path and content length.
+const outHeaderInline = 64
 
 // coalesceMax is the largest first write that is copied behind the header
 // so both leave in one stream write (one STREAM frame for small messages).
@@ -45,14 +53,24 @@ const (
 )
 
 func newOutStream(c *Conn, s sendHalf) *OutStream {
-	return &OutStream{c: c, s: s, receipt: c.receipts.watch(s.StreamID())}
+	o := new(OutStream)
+	o.init(c, s)
+	return o
+}
+
+// init sets up a zero OutStream in place (OpenBi allocates it beside its
+// ReplyHalf).
+func (o *OutStream) init(c *Conn, s sendHalf) {
+	o.c, o.s = c, s
+	o.receipt = &o.rc
+	c.receipts.watchInto(o.receipt, s.StreamID())
 }
 
 // writeFrame prepares a preamble and header, checking the peer's header
 // limit first (PROTOCOL.md §5.3: never send a header the peer would refuse).
 // The header leaves with the first payload bytes, or at Finish.
 func (o *OutStream) writeFrame(kind wire.Kind, h wire.HeaderAppender) error {
-	buf := wire.AppendFrame(make([]byte, 0, 64), kind, h)
+	buf := wire.AppendFrame(o.header[:0], kind, h)
 	if n, _, _ := wire.ParseVarint(buf[2:]); n > o.c.agreed.SendMaxHeaderBytes {
 		o.Cancel()
 		return errs.New(errs.KindLimitExceeded, "a header of %d bytes exceeds the peer's max_header_bytes %d", n, o.c.agreed.SendMaxHeaderBytes)
@@ -135,7 +153,7 @@ func (o *OutStream) refusedBeforeFinish() bool {
 	case <-o.c.done:
 		<-o.receipt.Done() // the connection's end resolves every receipt
 	}
-	switch errs.KindOf(o.receipt.err) {
+	switch errs.KindOf(o.receipt.Err()) {
 	case errs.KindRejected, errs.KindUnknownEndpoint, errs.KindUnsupported, errs.KindLimitExceeded, errs.KindCanceled:
 		return true
 	}
@@ -225,15 +243,19 @@ func (i *InStream) Conn() *Conn { return i.c }
 // Exchange is an inbound exchange on the responder side: the request half
 // (In) and the reply half, which carries exactly one DATA or ERROR.
 type Exchange struct {
-	In      *InStream
+	In      *InStream // &in: the exchange, both halves in one allocation
+	in      InStream
+	out     OutStream // the reply half, once Reply opened it
 	s       bidiHalf
 	c       *Conn
 	replied sync.Once
-	used    bool
 }
 
 func newExchange(c *Conn, s bidiHalf, h wire.Data) *Exchange {
-	return &Exchange{In: newInStream(c, s, h), s: s, c: c}
+	e := &Exchange{s: s, c: c}
+	e.in = InStream{c: c, s: s, Header: h}
+	e.In = &e.in
+	return e
 }
 
 func (e *Exchange) claim() bool {
@@ -247,7 +269,8 @@ func (e *Exchange) Reply(h *wire.Data) (*OutStream, error) {
 	if !e.claim() {
 		return nil, errs.New(errs.KindNoReply, "the exchange was already answered")
 	}
-	o := newOutStream(e.c, e.s)
+	o := &e.out
+	o.init(e.c, e.s)
 	if err := o.writeFrame(wire.KindData, h); err != nil {
 		return nil, err
 	}
@@ -284,6 +307,10 @@ func (e *Exchange) Conn() *Conn { return e.c }
 type ReplyHalf struct {
 	c *Conn
 	s bidiHalf
+	// in is the reply Recv returns, allocated with the exchange; inTaken
+	// hands it out once (a misused second Recv gets its own).
+	in      InStream
+	inTaken atomic.Bool
 }
 
 // Recv waits for the reply header. ERROR frames become typed errors; a lost
@@ -315,7 +342,11 @@ func (r *ReplyHalf) decode(kind wire.Kind, hdr []byte) (*InStream, error) {
 			r.c.violation(err.Error())
 			return nil, errs.Wrap(errs.KindProtocol, err, "bad reply header")
 		}
-		return newInStream(r.c, r.s, d), nil
+		if !r.inTaken.CompareAndSwap(false, true) {
+			return newInStream(r.c, r.s, d), nil
+		}
+		r.in = InStream{c: r.c, s: r.s, Header: d}
+		return &r.in, nil
 	case wire.KindError:
 		f, err := wire.DecodeError(hdr)
 		if err != nil {
@@ -395,12 +426,18 @@ func (c *Conn) OpenBi(ctx context.Context, h *wire.Data) (*OutStream, *ReplyHalf
 	if err != nil {
 		return nil, nil, err
 	}
-	o := newOutStream(c, s)
+	// Both halves in one allocation: they live as long as the exchange.
+	halves := &struct {
+		out   OutStream
+		reply ReplyHalf
+	}{reply: ReplyHalf{c: c, s: s}}
+	o := &halves.out
+	o.init(c, s)
 	if err := o.writeFrame(wire.KindData, h); err != nil {
 		s.CancelRead(quic.StreamErrorCode(wire.CodeCanceled))
 		return nil, nil, err
 	}
-	return o, &ReplyHalf{c: c, s: s}, nil
+	return o, &halves.reply, nil
 }
 
 // OpenControl writes a header-only frame (SUBSCRIBE, UNSUBSCRIBE, CREDIT) on
@@ -439,7 +476,7 @@ func (c *Conn) openUniStream(ctx context.Context) (uniSend, error) {
 	}
 	s, err := c.qc.OpenUniStreamSync(ctx)
 	if err != nil {
-		return nil, openError(ctx, err)
+		return nil, c.quicOpenError(ctx, err)
 	}
 	c.receipts.credit.countOpened(streamUni)
 	return s, nil
@@ -456,7 +493,7 @@ func (c *Conn) openBidiStream(ctx context.Context) (bidiHalf, error) {
 	}
 	s, err := c.qc.OpenStreamSync(ctx)
 	if err != nil {
-		return nil, openError(ctx, err)
+		return nil, c.quicOpenError(ctx, err)
 	}
 	c.receipts.credit.countOpened(streamBidi)
 	return s, nil
@@ -467,4 +504,20 @@ func openError(ctx context.Context, err error) error {
 		return errs.Wrap(errs.KindCanceled, ctx.Err(), "open abandoned")
 	}
 	return lossError(err)
+}
+
+// quicOpenError is openError for a QUIC open. Apart from its context
+// ending or a stream limit (OpenUniNow, flows), quic-go fails an open only
+// once the connection is closed, and it does so a few milliseconds before
+// the connection's context ends, which is what watchClose waits on. The
+// Conn ends here at once with the same cause, so that Err reports it and a
+// dialer stops choosing a connection that cannot open streams. The Handler
+// hears of it from watchClose as before.
+func (c *Conn) quicOpenError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return openError(ctx, err)
+	}
+	e := lossError(err)
+	c.end(e)
+	return e
 }

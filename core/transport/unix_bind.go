@@ -117,17 +117,20 @@ func (b *unixBinder) admit(conn *net.UnixConn) {
 func (b *unixBinder) startGroup(conn *net.UnixConn) {
 	var token groupToken
 	_, _ = rand.Read(token[:])
+	link := newUnixLink(false, b.path, conn, token)
+	link.binder = b
+	// Registered before the token leaves: a peer may open its first
+	// transfer or reverse connection the moment it has the token.
+	b.mu.Lock()
+	b.groups[token] = link
+	b.mu.Unlock()
 	_ = conn.SetDeadline(time.Now().Add(b.timeout))
 	if _, err := conn.Write(token[:]); err != nil {
+		b.forget(token)
 		_ = conn.Close()
 		return
 	}
 	_ = conn.SetDeadline(time.Time{})
-	link := newUnixLink(false, b.path, conn, token)
-	link.binder = b
-	b.mu.Lock()
-	b.groups[token] = link
-	b.mu.Unlock()
 	select {
 	case b.links <- link:
 	case <-b.done:

@@ -52,12 +52,13 @@ type unixLink struct {
 	incoming chan *unixStream // streams the peer opened, not yet accepted
 	doneCh   chan struct{}
 
-	mu      sync.Mutex
-	live    map[*unixStream]struct{}
-	parked  []*net.UnixConn // accepting side: reverse connections to open on
-	parkedC chan struct{}   // closed and replaced when one is parked
-	ended   bool
-	err     error
+	mu         sync.Mutex
+	live       map[*unixStream]struct{}
+	parked     []*net.UnixConn // accepting side: reverse connections to open on
+	parkedC    chan struct{}   // closed and replaced when one is parked
+	everParked bool            // accepting side: the dialler parked at least one
+	ended      bool
+	err        error
 }
 
 func newUnixLink(dialling bool, sockPath string, ctrl *net.UnixConn, token groupToken) *unixLink {
@@ -86,7 +87,13 @@ func (l *unixLink) open(ctx context.Context, exchange bool) (localStream, error)
 	var conn *net.UnixConn
 	var err error
 	if l.dialling {
-		conn, err = l.dialStream(ctx, preambleTransfer)
+		dialCtx := ctx
+		if ctx.Err() != nil {
+			// An open that must not wait (OpenFlowNow) took a free slot: a
+			// local connect is not a wait, so it still gets its connection.
+			dialCtx = context.WithoutCancel(ctx)
+		}
+		conn, err = l.dialStream(dialCtx, preambleTransfer)
 	} else {
 		conn, err = l.takeParked(ctx)
 	}
@@ -174,7 +181,9 @@ func (l *unixLink) takeParked(ctx context.Context) (*net.UnixConn, error) {
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			return nil, errs.Wrap(errs.KindCanceled, ctx.Err(), "open abandoned: the peer parked no reverse connection")
+			// A publisher that finds none drops its copy and counts it
+			// (PROTOCOL.md §12): this says which drop it was.
+			return nil, errs.Wrap(errs.KindNoParkedConnection, ctx.Err(), "open abandoned: the peer parked no reverse connection")
 		case <-l.doneCh:
 			return nil, l.cause()
 		}
@@ -190,9 +199,45 @@ func (l *unixLink) park(c *net.UnixConn) bool {
 		return false
 	}
 	l.parked = append(l.parked, c)
+	l.everParked = true
 	close(l.parkedC)
 	l.parkedC = make(chan struct{})
 	return true
+}
+
+// awaitReverse reports whether this side can open streams toward the peer:
+// always when it dialled; when it accepted, once the dialler parked a
+// reverse connection, waiting up to wait for the first one (the dialler
+// parks while its first transfers are already on their way).
+func (l *unixLink) awaitReverse(wait time.Duration) bool {
+	if l.dialling {
+		return true
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		l.mu.Lock()
+		ever, changed := l.everParked, l.parkedC
+		l.mu.Unlock()
+		if ever {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-timer.C:
+			return false
+		case <-l.doneCh:
+			return false
+		}
+	}
+}
+
+// subscriberReachable reports whether a subscriber on c can be sent to: a
+// unix dialler that parks no reverse connection cannot, and is refused
+// when it subscribes (PROTOCOL.md §12). Other transports always can.
+func (c *Conn) subscriberReachable() bool {
+	l, ok := c.local.(*unixLink)
+	return !ok || l.awaitReverse(c.cfg.Limits.HelloTimeout)
 }
 
 // parkReverse, on the dialling side, keeps MaxParkedReverse reverse
@@ -204,13 +249,22 @@ func (l *unixLink) parkReverse() {
 	}
 }
 
+// parkOne parks one reverse connection, holding one of this side's
+// max_local_streams slots while it waits (a socket the peer keeps for this
+// side, PROTOCOL.md §12), and replaces it once the peer opened a stream.
 func (l *unixLink) parkOne() {
+	if l.slots.acquireParked(l.doneCh) != nil {
+		return
+	}
 	conn, err := l.dialStream(context.Background(), preambleReverse)
 	if err != nil {
+		l.slots.releaseParked()
 		return
 	}
 	r := bufio.NewReaderSize(conn, readBufferSize)
-	if _, err := r.Peek(1); err != nil {
+	_, err = r.Peek(1)
+	l.slots.releaseParked()
+	if err != nil {
 		// Refused (over max_parked_reverse) or the link ended: not replaced.
 		_ = conn.Close()
 		return

@@ -46,6 +46,7 @@ type unixStream struct {
 
 	writing  atomic.Bool // a Write is under way (CancelWrite must not interleave with it)
 	canceled atomic.Bool // CancelWrite ran: a failing Write reports Canceled
+	finning  atomic.Bool // Close is writing the FIN: a peer's close after it is no refusal
 
 	mu       sync.Mutex
 	wDone    bool // nothing more will be written
@@ -53,6 +54,7 @@ type unixStream struct {
 	closed   bool
 	sendDone chan struct{} // closed when wDone is set or the requester left, once asked for
 	sdClosed bool
+	refused  bool          // the peer closed a one-way stream before this end's FIN
 	readEnd  chan struct{} // closed when rDone is set, once a requester watch asked for it
 	reClosed bool
 	onClose  func() // gives the opener's slot back; nil for accepted ends
@@ -97,6 +99,7 @@ func (s *unixStream) TryWriteAll([]byte) error { return quic.ErrWouldBlock }
 // every byte and the FIN (an AF_UNIX write lands in the peer's receive
 // queue), which is this transport's receipt.
 func (s *unixStream) Close() error {
+	s.finning.Store(true)
 	if _, err := s.conn.Write([]byte{chunkFIN}); err != nil {
 		return s.writeFailed(err)
 	}
@@ -223,10 +226,20 @@ var errLocalNoAnswer = errs.New(errs.KindUnsupported, "nothing answers exchanges
 // awaitPeerDone is the reader of a one-way stream this side opened: the
 // peer writes nothing back on it, so its close — after it read the FIN, or
 // when it refuses — is all that arrives, and ends this end's reading.
+//
+// A close before this end's FIN can only be a refusal (or the peer's end):
+// the sending side ends then, so a writer idle between chunks learns it
+// without writing, as from STOP_SENDING over QUIC; its next write fails.
 func (s *unixStream) awaitPeerDone() {
 	var b [64]byte
 	for {
 		if _, err := s.conn.Read(b[:]); err != nil {
+			s.mu.Lock()
+			if !s.wDone && !s.finning.Load() {
+				s.refused = true
+				s.endSendLocked()
+			}
+			s.mu.Unlock()
 			s.endRead()
 			return
 		}
@@ -257,7 +270,7 @@ func (s *unixStream) Context() context.Context {
 	defer s.mu.Unlock()
 	if s.sendDone == nil {
 		s.sendDone = make(chan struct{})
-		if s.wDone {
+		if s.wDone || s.refused {
 			s.endSendLocked()
 		} else if s.onClose == nil {
 			s.readEnd = make(chan struct{})

@@ -7,8 +7,8 @@ import "sync/atomic"
 // fresh goroutine's stack grows while it decodes a header, and on a local
 // transport copying that stack costs more than the rest of a small
 // transfer; so a local connection keeps up to maxIdleWorkers finished
-// goroutines waiting for its next stream. (Over QUIC the same pool measured
-// no clear gain, so QUIC streams keep a goroutine each.)
+// goroutines waiting for its next stream. (QUIC exchanges reuse their
+// goroutines differently, accepting in the worker itself: see acceptBidi.)
 const maxIdleWorkers = 8
 
 // workerPool counts a connection's waiting workers. A waiting worker
