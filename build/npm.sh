@@ -15,17 +15,12 @@
 # Needs Go and a C compiler (for the library), node and npm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. build/lib/common.sh
 
 out="${WEIDA_OUT:-$PWD/build/out}"
 lib="$out/lib/libweida.so"
 node_include="${NODE_INCLUDE:-/usr/include/node}"
-newer="$(find capi core include internal go.mod go.sum -newer "$lib" -type f \
-	\( -name '*.go' -o -name '*.c' -o -name '*.h' -o -name 'go.*' \) ! -name '*_test.go' -print -quit 2>/dev/null || true)"
-if [ ! -f "$lib" ] || [ -n "$newer" ]; then
-	WEIDA_OUT="$out" ./build/lib.sh
-else
-	echo "npm: $lib is up to date"
-fi
+build_lib_if_stale "$out" npm
 [ -f "$node_include/node_api.h" ] || { echo "npm: no node_api.h in $node_include (set NODE_INCLUDE)" >&2; exit 1; }
 
 platform="$(node -p 'process.platform + "-" + process.arch')"

@@ -11,14 +11,9 @@
 # Needs Go and a C compiler (for the library), python3 >= 3.11 and objdump.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. build/lib/common.sh
 
 out="${WEIDA_OUT:-$PWD/build/out}"
 lib="$out/lib/libweida.so"
-newer="$(find capi core include internal go.mod go.sum -newer "$lib" -type f \
-	\( -name '*.go' -o -name '*.c' -o -name '*.h' -o -name 'go.*' \) ! -name '*_test.go' -print -quit 2>/dev/null || true)"
-if [ ! -f "$lib" ] || [ -n "$newer" ]; then
-	WEIDA_OUT="$out" ./build/lib.sh
-else
-	echo "wheel: $lib is up to date"
-fi
+build_lib_if_stale "$out" wheel
 python3 bindings/python/wheel.py --lib "$lib" --dist dist

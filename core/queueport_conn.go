@@ -2,7 +2,6 @@ package weida
 
 import (
 	"context"
-	"io"
 	"time"
 
 	"github.com/weida-go/weida/core/cursor"
@@ -83,20 +82,6 @@ var promptGranularity = cursor.Granularity{Every: 1, Interval: time.Millisecond}
 // t.Reporter() call returns, and if t.Reporter() was called first, that
 // one is returned instead.
 func (p *QueuePort) ProducerReporter(t *IncomingTransfer) *Reporter {
-	t.reporterOnce.Do(func() { t.reporter = newPromptReporter(t.in.Conn(), &t.in.Header) })
+	t.reporterOnce.Do(func() { t.reporter = newReporterAt(t.in.Conn(), &t.in.Header, promptGranularity) })
 	return t.reporter
-}
-
-// newPromptReporter is newReporter at promptGranularity.
-func newPromptReporter(c *transport.Conn, h *wire.Data) *Reporter {
-	if !h.ReportID.Ok || len(h.Report) == 0 {
-		return nil
-	}
-	o, err := cursor.NewOrder(h.Report, cursor.Mode(h.ReportMode))
-	if err != nil {
-		return nil
-	}
-	id := h.ReportID.V
-	open := func() (io.WriteCloser, error) { return c.OpenCursor(context.Background(), id) }
-	return &Reporter{w: cursor.NewWriter(o, promptGranularity, open)}
 }

@@ -28,6 +28,12 @@ type Reporter struct {
 // orders nothing. The decoder already refused malformed orders (§8.3.5),
 // so an order that does not validate here cannot arrive.
 func newReporter(c *transport.Conn, h *wire.Data) *Reporter {
+	return newReporterAt(c, h, cursor.Granularity{})
+}
+
+// newReporterAt is newReporter writing records at granularity g (the zero
+// value is the default pace).
+func newReporterAt(c *transport.Conn, h *wire.Data, g cursor.Granularity) *Reporter {
 	if !h.ReportID.Ok || len(h.Report) == 0 {
 		return nil
 	}
@@ -39,7 +45,7 @@ func newReporter(c *transport.Conn, h *wire.Data) *Reporter {
 	// The open waits for the sender's stream credit; OpenUniStreamSync
 	// gives up when the connection ends, which bounds it.
 	open := func() (io.WriteCloser, error) { return c.OpenCursor(context.Background(), id) }
-	return &Reporter{w: cursor.NewWriter(o, cursor.Granularity{}, open)}
+	return &Reporter{w: cursor.NewWriter(o, g, open)}
 }
 
 // Levels are the levels the sender ordered, ascending.
