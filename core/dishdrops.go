@@ -15,6 +15,7 @@ type DishDrops struct {
 	Expired          uint64 // older than the smaller of the dish's and the sender's max_age
 	TooLarge         uint64 // a datagram segment larger than the dish's datagram size
 	NoDatagrams      uint64 // a datagram segment for a dish without datagrams (or without a free flow)
+	NoParked         uint64 // a datagram segment for a unix dish with no reverse connection parked
 	LayersCut        uint64 // copies that lost layers above 0 under pressure
 }
 
@@ -28,6 +29,7 @@ const (
 	dropExpired
 	dropTooLarge
 	dropNoDatagrams
+	dropNoParked
 	dropLayersCut
 )
 
@@ -46,6 +48,8 @@ func (d *DishDrops) count(cause dishDropCause) {
 		d.TooLarge++
 	case dropNoDatagrams:
 		d.NoDatagrams++
+	case dropNoParked:
+		d.NoParked++
 	case dropLayersCut:
 		d.LayersCut++
 	}
@@ -53,5 +57,5 @@ func (d *DishDrops) count(cause dishDropCause) {
 
 // total is every whole segment lost (LayersCut is not a loss of the segment).
 func (d *DishDrops) total() uint64 {
-	return d.SubscriberBudget + d.SubscriberQueue + d.Superseded + d.Expired + d.TooLarge + d.NoDatagrams
+	return d.SubscriberBudget + d.SubscriberQueue + d.Superseded + d.Expired + d.TooLarge + d.NoDatagrams + d.NoParked
 }

@@ -57,6 +57,11 @@ type FlowStats struct {
 	NotLive  uint64 // sends while no connection was live, dropped (never queued)
 }
 
+// LocalMaxDatagram is LOCAL_MAX_DATAGRAM (PROTOCOL.md §12): the largest
+// payload a flow over weida+inproc or weida+unix carries, where the FLOW
+// stream carries its datagrams as length-prefixed records.
+const LocalMaxDatagram = transport.LocalMaxDatagram
+
 // TooLargeMax returns the largest payload a TooLarge error allowed, and
 // false for any other error.
 func TooLargeMax(err error) (int, bool) {

@@ -13,11 +13,14 @@ import (
 
 var datagramsOn = weida.Config{Datagrams: true}
 
-// flowServe binds an acceptor at /f under cfg.
-func flowServe(t *testing.T, cfg weida.Config) (*weida.Binding, *weida.Acceptor) {
+// The flow tests run over every transport (SURFACE.md §4.2 `transports`):
+// on a local one the FLOW stream carries the datagrams itself.
+
+// flowServe binds an acceptor at /f under cfg on tr.
+func flowServe(t *testing.T, tr testTransport, cfg weida.Config) (*weida.Binding, *weida.Acceptor) {
 	t.Helper()
 	rt := runtimeWith(t, cfg)
-	b := bindLoopback(t, rt)
+	b := tr.bind(t, rt)
 	a, err := rt.Listener().Acceptor("/f")
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +53,11 @@ func acceptFlow(t *testing.T, a *weida.Acceptor) *weida.IncomingFlow {
 }
 
 func TestFlowDeliversDatagramsToAnAcceptor(t *testing.T) {
-	b, a := flowServe(t, datagramsOn)
+	forEachTransport(t, testFlowDelivers)
+}
+
+func testFlowDelivers(t *testing.T, tr testTransport) {
+	b, a := flowServe(t, tr, datagramsOn)
 	p := flowPeer(t, datagramsOn, b.URL("/f"))
 	f, err := p.OpenFlow(ctxFor(t), weida.FlowMeta{ContentType: "audio/opus", Topic: "room.1"})
 	if err != nil {
@@ -94,7 +101,14 @@ func TestFlowDeliversDatagramsToAnAcceptor(t *testing.T) {
 	}
 }
 
+// TestFlowRefusals: a refusal ends the sender's flow with its reason. A
+// unix reader refuses by closing its socket (no code on the wire, §12), so
+// there the sender learns Rejected.
 func TestFlowRefusals(t *testing.T) {
+	forEachTransport(t, testFlowRefusals)
+}
+
+func testFlowRefusals(t *testing.T, tr testTransport) {
 	cases := []struct {
 		name string
 		path string
@@ -107,7 +121,7 @@ func TestFlowRefusals(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			b, a := flowServe(t, datagramsOn)
+			b, a := flowServe(t, tr, datagramsOn)
 			p := flowPeer(t, datagramsOn, b.URL(tc.path))
 			f, err := p.OpenFlow(ctxFor(t), weida.FlowMeta{})
 			if err != nil {
@@ -117,19 +131,27 @@ func TestFlowRefusals(t *testing.T) {
 			if tc.act != nil {
 				tc.act(acceptFlow(t, a))
 			}
+			want := tc.want
+			if tr.name == "unix" {
+				want = weida.KindRejected // the reader closed its socket: no code
+			}
 			select {
 			case <-f.Done():
 			case <-ctxFor(t).Done():
 				t.Fatal("the flow never learned of its end")
 			}
-			if err := f.Send([]byte("x")); weida.KindOf(err) != tc.want {
-				t.Fatalf("send after the end: %v, want %s", err, tc.want)
+			if err := f.Send([]byte("x")); weida.KindOf(err) != want {
+				t.Fatalf("send after the end: %v, want %s", err, want)
 			}
 		})
 	}
 }
 
 func TestFlowNeedsDatagramsOnBothEnds(t *testing.T) {
+	forEachTransport(t, testFlowNeedsDatagramsOnBothEnds)
+}
+
+func testFlowNeedsDatagramsOnBothEnds(t *testing.T, tr testTransport) {
 	cases := []struct {
 		name           string
 		server, client weida.Config
@@ -140,7 +162,7 @@ func TestFlowNeedsDatagramsOnBothEnds(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			b, a := flowServe(t, tc.server)
+			b, a := flowServe(t, tr, tc.server)
 			p := flowPeer(t, tc.client, b.URL("/f"))
 			_, err := p.OpenFlow(ctxFor(t), weida.FlowMeta{})
 			if !errors.Is(err, weida.ErrDatagramsUnavailable) {
@@ -169,8 +191,14 @@ func TestFlowNeedsDatagramsOnBothEnds(t *testing.T) {
 	}
 }
 
+// TestFlowOversizeIsTooLargeWithTheMaximum: over QUIC the maximum follows
+// the path; locally it is LOCAL_MAX_DATAGRAM, 1200 bytes.
 func TestFlowOversizeIsTooLargeWithTheMaximum(t *testing.T) {
-	b, _ := flowServe(t, datagramsOn)
+	forEachTransport(t, testFlowOversize)
+}
+
+func testFlowOversize(t *testing.T, tr testTransport) {
+	b, _ := flowServe(t, tr, datagramsOn)
 	p := flowPeer(t, datagramsOn, b.URL("/f"))
 	f, err := p.OpenFlow(ctxFor(t), weida.FlowMeta{})
 	if err != nil {
@@ -178,6 +206,9 @@ func TestFlowOversizeIsTooLargeWithTheMaximum(t *testing.T) {
 	}
 	defer f.Close()
 	limit := f.MaxPayload()
+	if tr.name != "quic" && limit != weida.LocalMaxDatagram {
+		t.Fatalf("max payload %d on %s, want LOCAL_MAX_DATAGRAM %d", limit, tr.name, weida.LocalMaxDatagram)
+	}
 	if limit < 1000 || limit > 1500 {
 		t.Fatalf("max payload %d: a QUIC packet on loopback carries about 1.2-1.45 kB", limit)
 	}
@@ -185,7 +216,7 @@ func TestFlowOversizeIsTooLargeWithTheMaximum(t *testing.T) {
 	if !errors.Is(err, weida.ErrTooLarge) {
 		t.Fatalf("oversize send: %v, want TooLarge", err)
 	}
-	if got, ok := weida.TooLargeMax(err); !ok || got < limit {
+	if got, ok := weida.TooLargeMax(err); !ok || got < limit || (tr.name != "quic" && got != limit) {
 		t.Fatalf("TooLarge carries max %d (%v), want at least %d", got, ok, limit)
 	}
 	if err := f.Send(make([]byte, limit)); err != nil {
@@ -194,7 +225,11 @@ func TestFlowOversizeIsTooLargeWithTheMaximum(t *testing.T) {
 }
 
 func TestFlowSlowReaderLosesTheOldest(t *testing.T) {
-	b, a := flowServe(t, datagramsOn)
+	forEachTransport(t, testFlowSlowReader)
+}
+
+func testFlowSlowReader(t *testing.T, tr testTransport) {
+	b, a := flowServe(t, tr, datagramsOn)
 	p := flowPeer(t, datagramsOn, b.URL("/f"))
 	f, err := p.OpenFlow(ctxFor(t), weida.FlowMeta{})
 	if err != nil {

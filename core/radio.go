@@ -139,9 +139,9 @@ func (r *Radio) Datagram(topic string, payload []byte) (int, error) {
 	reached := 0
 	for _, t := range targets {
 		link := r.linkLocked(t.c)
-		f := r.flowLocked(link, topic)
+		f, cause := r.flowLocked(link, topic)
 		if f == nil {
-			r.dropLocked(link, dropNoDatagrams)
+			r.dropLocked(link, cause)
 			continue
 		}
 		switch err := f.Send(body); {
@@ -158,25 +158,29 @@ func (r *Radio) Datagram(topic string, payload []byte) (int, error) {
 }
 
 // flowLocked returns link's live flow for topic, opening it now (never
-// waiting) when there is none; nil when the dish cannot take one: no
-// datagrams agreed, its max_flows taken, or no stream credit right now.
-func (r *Radio) flowLocked(link *dishLink, topic string) *transport.OutFlow {
+// waiting) when there is none; nil and why when the dish cannot take one:
+// no datagrams agreed, its max_flows taken, no stream credit right now, or
+// (a unix dish) no reverse connection parked to open the flow on.
+func (r *Radio) flowLocked(link *dishLink, topic string) (*transport.OutFlow, dishDropCause) {
 	if f := link.flows[topic]; f != nil && f.Err() == nil {
-		return f
+		return f, 0
 	}
 	delete(link.flows, topic)
 	if !link.c.DatagramsAgreed() || len(link.flows) >= transport.MaxFlows {
-		return nil
+		return nil, dropNoDatagrams
 	}
 	f, err := link.c.OpenFlowNow(wire.Flow{Endpoint: r.path, Topic: wire.Some(topic)})
+	if errs.KindOf(err) == errs.KindNoParkedConnection {
+		return nil, dropNoParked
+	}
 	if err != nil {
-		return nil
+		return nil, dropNoDatagrams
 	}
 	if link.flows == nil {
 		link.flows = make(map[string]*transport.OutFlow)
 	}
 	link.flows[topic] = f
-	return f
+	return f, 0
 }
 
 // Close unregisters the path and resets every copy still in flight; the

@@ -7,8 +7,12 @@ import (
 	weida "github.com/weida-go/weida/core"
 )
 
-func TestRadioDatagramSegments(t *testing.T) {
-	r, b := radioServe(t, datagramsOn)
+// TestRadioDatagramSegments runs over every transport: locally a datagram
+// segment rides its flow's stream as a record of at most 1200 bytes.
+func TestRadioDatagramSegments(t *testing.T) { forEachTransport(t, testRadioDatagramSegments) }
+
+func testRadioDatagramSegments(t *testing.T, tr testTransport) {
+	r, b := radioServeOn(t, tr, datagramsOn)
 	withDatagrams := radioDish(t, datagramsOn, r, b, "", weida.JoinOptions{}, 1)
 	radioDish(t, weida.Config{}, r, b, "", weida.JoinOptions{}, 2)
 

@@ -7,8 +7,10 @@ import (
 	weida "github.com/weida-go/weida/core"
 )
 
-func TestRadioLayers(t *testing.T) {
-	r, b := radioServe(t, weida.Config{})
+func TestRadioLayers(t *testing.T) { forEachTransport(t, testRadioLayers) }
+
+func testRadioLayers(t *testing.T, tr testTransport) {
+	r, b := radioServeOn(t, tr, weida.Config{})
 	capped := radioDish(t, weida.Config{}, r, b, "", weida.JoinOptions{MaxLayer: 1, CapLayers: true}, 1)
 	radioDish(t, weida.Config{}, r, b, "", weida.JoinOptions{}, 2)
 	s, err := r.Segment("v", weida.SegmentOptions{})

@@ -13,11 +13,20 @@ import (
 // KiB per stream, 64 KiB per connection.
 var stalledLimits = weida.Limits{StreamReceiveWindow: 16 << 10, ConnectionReceiveWindow: 64 << 10}
 
-// radioServe binds a radio at /radio under cfg.
+// radioServe binds a radio at /radio under cfg over QUIC.
 func radioServe(t *testing.T, cfg weida.Config) (*weida.Radio, *weida.Binding) {
 	t.Helper()
+	return radioServeOn(t, transports[0], cfg)
+}
+
+// radioServeOn binds a radio at /radio under cfg on tr. The radio tests
+// whose bodies hold on every transport run through forEachTransport: a
+// local transport has no grace for a superseded segment (its receipt is
+// the FIN in the dish's buffer) and no priorities.
+func radioServeOn(t *testing.T, tr testTransport, cfg weida.Config) (*weida.Radio, *weida.Binding) {
+	t.Helper()
 	rt := runtimeWith(t, cfg)
-	b := bindLoopback(t, rt)
+	b := tr.bind(t, rt)
 	r, err := b.Radio("/radio")
 	if err != nil {
 		t.Fatal(err)
@@ -95,6 +104,7 @@ func dropsOf(r *weida.Radio) weida.DishDrops {
 		sum.Expired += d.Expired
 		sum.TooLarge += d.TooLarge
 		sum.NoDatagrams += d.NoDatagrams
+		sum.NoParked += d.NoParked
 		sum.LayersCut += d.LayersCut
 	}
 	return sum
@@ -152,9 +162,13 @@ func dropsFor(t *testing.T, r *weida.Radio, id *weida.Identity) weida.DishDrops 
 }
 
 func TestRadioGoroutinesEndAtShutdown(t *testing.T) {
+	forEachTransport(t, testRadioGoroutinesEnd)
+}
+
+func testRadioGoroutinesEnd(t *testing.T, tr testTransport) {
 	baseline := busGoroutineBaseline(t)
 	radioRT := runtimeWith(t, datagramsOn)
-	b := bindLoopback(t, radioRT)
+	b := tr.bind(t, radioRT)
 	r, err := b.Radio("/radio")
 	if err != nil {
 		t.Fatal(err)
@@ -186,6 +200,8 @@ func TestRadioGoroutinesEndAtShutdown(t *testing.T) {
 	baseline()
 }
 
+// TestRadioSupersessionResetsOnlyTheUnfinishedCopy runs over QUIC only: a
+// local transport has no grace (TestRadioLocalGraceIsZero).
 func TestRadioSupersessionResetsOnlyTheUnfinishedCopy(t *testing.T) {
 	r, b := radioServe(t, weida.Config{})
 	d := radioDish(t, weida.Config{}, r, b, "", weida.JoinOptions{}, 1)
@@ -254,8 +270,10 @@ func TestRadioFollowsUpstreamUntilAWriteMustWait(t *testing.T) {
 	}
 }
 
-func TestRadioLateJoinerGetsTheNextSegment(t *testing.T) {
-	r, b := radioServe(t, weida.Config{})
+func TestRadioLateJoinerGetsTheNextSegment(t *testing.T) { forEachTransport(t, testRadioLateJoiner) }
+
+func testRadioLateJoiner(t *testing.T, tr testTransport) {
+	r, b := radioServeOn(t, tr, weida.Config{})
 	if _, reached := sendSegment(t, r, "t", 100, weida.SegmentOptions{}); reached != 0 {
 		t.Fatalf("segment 0 reached %d dishes before anyone joined", reached)
 	}
@@ -290,7 +308,11 @@ func TestRadioMaxAgeExpiresStalledCopies(t *testing.T) {
 // A copy the dish refuses (here: its receive queue is full) is given up at
 // once, so the rest of the segment does not eat the dish's budget.
 func TestRadioGivesUpACopyTheDishRefused(t *testing.T) {
-	r, b := radioServe(t, weida.Config{SubscriberBufferBytes: 64 << 10})
+	forEachTransport(t, testRadioGivesUpARefusedCopy)
+}
+
+func testRadioGivesUpARefusedCopy(t *testing.T, tr testTransport) {
+	r, b := radioServeOn(t, tr, weida.Config{SubscriberBufferBytes: 64 << 10})
 	d := radioDish(t, weida.Config{EndpointQueue: 1}, r, b, "", weida.JoinOptions{}, 1)
 	// Two segments on two topics for a queue of one: whichever arrives
 	// second is refused.
@@ -326,8 +348,10 @@ func TestRadioGivesUpACopyTheDishRefused(t *testing.T) {
 // next segment or max_age. Cancel resets the copies at once: the dish goes
 // on to a segment on another topic, and the cancelled one is never
 // delivered, part or whole.
-func TestRadioCancelReleasesTheDish(t *testing.T) {
-	r, b := radioServe(t, weida.Config{})
+func TestRadioCancelReleasesTheDish(t *testing.T) { forEachTransport(t, testRadioCancel) }
+
+func testRadioCancel(t *testing.T, tr testTransport) {
+	r, b := radioServeOn(t, tr, weida.Config{})
 	d := radioDish(t, weida.Config{}, r, b, "", weida.JoinOptions{}, 1)
 	open, err := r.Segment("a", weida.SegmentOptions{})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/weida-go/weida/core/errs"
 	"github.com/weida-go/weida/core/transport"
 	"github.com/weida-go/weida/core/wire"
 )
@@ -62,6 +63,9 @@ func (cp *segmentCopy) writeLocked(k int, chunk []byte) bool {
 		return false
 	}
 	lc := cp.layerLocked(k)
+	if lc.cut { // lost as it opened (no reverse connection parked)
+		return false
+	}
 	lc.chunks = append(lc.chunks, chunk)
 	lc.queued += int64(len(chunk))
 	cp.link.queued += int64(len(chunk))
@@ -100,9 +104,17 @@ func (cp *segmentCopy) layerLocked(k int) *layerCopy {
 	// Opened here when the dish's stream credit allows, so a dish's streams
 	// are numbered in the order their segments opened; else the writer
 	// waits for credit.
-	if out, err := cp.link.c.OpenUniNow(&hdr); err == nil {
+	out, err := cp.link.c.OpenUniNow(&hdr)
+	switch {
+	case err == nil:
 		out.SetUrgency(lc.urgency())
 		lc.out = out
+	case errs.KindOf(err) == errs.KindNoParkedConnection:
+		// A unix dish with no reverse connection parked: a publisher
+		// drops that copy (or layer) and counts it (PROTOCOL.md §12).
+		lc.done = true
+		cp.cutFromLocked(k, dropNoParked)
+		return lc
 	}
 	go lc.run(hdr)
 	return lc

@@ -14,7 +14,11 @@ import (
 )
 
 // The transports tests (SURFACE.md §4.2 row `transports`): one body per
-// pattern, run over QUIC, in process and over AF_UNIX.
+// pattern, run over QUIC, in process and over AF_UNIX. The datagram flow
+// tests (flow_test.go) and the RADIO/DISH tests whose bodies hold on every
+// transport (radio_test.go, radio_control_test.go, radio_layers_test.go)
+// run through forEachTransport too; radio_local_test.go has what only
+// local transports do (no supersession grace).
 
 // testTransport binds a runtime on one transport.
 type testTransport struct {

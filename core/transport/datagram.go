@@ -163,16 +163,39 @@ func (d *datagrams) enqueue(f *OutFlow, b []byte) {
 	d.sendQ = append(d.sendQ, outDatagram{flow: f, b: b})
 	d.sendBytes += len(b) + datagramEntryCost
 	for d.sendBytes > datagramSendBytes {
-		old := d.sendQ[0]
+		d.dropOldestLocked()
+	}
+	d.wakeSenderLocked()
+	f.sent.Add(1)
+}
+
+// dropOldestLocked discards the oldest queued datagram. A local flow's
+// FIN (an entry without bytes, costing nothing) is never discarded: it
+// stays in order behind the records before it.
+func (d *datagrams) dropOldestLocked() {
+	i := 0
+	for d.sendQ[i].b == nil {
+		i++
+	}
+	old := d.sendQ[i]
+	if i == 0 {
 		d.sendQ[0] = outDatagram{}
 		d.sendQ = d.sendQ[1:]
-		d.sendBytes -= len(old.b) + datagramEntryCost
-		old.flow.dropped.Add(1)
+	} else { // behind a FIN: rare
+		copy(d.sendQ[i:], d.sendQ[i+1:])
+		d.sendQ[len(d.sendQ)-1] = outDatagram{}
+		d.sendQ = d.sendQ[:len(d.sendQ)-1]
 	}
+	d.sendBytes -= len(old.b) + datagramEntryCost
+	old.flow.dropped.Add(1)
+}
+
+// wakeSenderLocked starts the sender goroutine once and tells it there is
+// work; it unlocks d.mu.
+func (d *datagrams) wakeSenderLocked() {
 	start := !d.sending
 	d.sending = true
 	d.mu.Unlock()
-	f.sent.Add(1)
 	if start {
 		go d.sender()
 	}
@@ -200,8 +223,14 @@ func (d *datagrams) sender() {
 		next := d.sendQ[0]
 		d.sendQ[0] = outDatagram{}
 		d.sendQ = d.sendQ[1:]
-		d.sendBytes -= len(next.b) + datagramEntryCost
+		if next.b != nil {
+			d.sendBytes -= len(next.b) + datagramEntryCost
+		}
 		d.mu.Unlock()
+		if next.b == nil { // a local flow's FIN, after its records
+			_ = next.flow.s.Close()
+			continue
+		}
 		if next.flow.local {
 			if err := next.flow.writeLocal(next.b); err != nil {
 				next.flow.dropped.Add(1) // the flow or the connection ended

@@ -123,6 +123,10 @@ func (f *OutFlow) Done() <-chan struct{} { return f.s.Context().Done() }
 
 // Err is nil while the flow lives, else why it ended.
 func (f *OutFlow) Err() error {
+	if f.local && f.closedHere.Load() { // its FIN may still be queued
+		err, _ := f.localEnding()
+		return err
+	}
 	select {
 	case <-f.s.Context().Done():
 	default:
@@ -165,8 +169,13 @@ func (f *OutFlow) ending() (err error, connectionLost bool) {
 	return lossError(cause), true
 }
 
-// Close ends the flow in order (FIN on its FLOW stream).
+// Close ends the flow in order (FIN on its FLOW stream; on a local
+// transport after the records Send already accepted).
 func (f *OutFlow) Close() {
+	if f.local {
+		f.closeLocal()
+		return
+	}
 	f.closedHere.Store(true)
 	_ = f.s.Close()
 }

@@ -31,14 +31,14 @@ const LocalMaxDatagram = 1200
 // LimitExceeded, and on a socket whose peer parked no reverse connection
 // NoParkedConnection.
 func (c *Conn) openLocalFlow(ctx context.Context, frame []byte, wait bool) (localStream, error) {
-	if !wait {
-		ctx = expiredContext()
+	var s localStream
+	var err error
+	if wait {
+		s, err = c.local.open(ctx, false)
+	} else {
+		s, err = c.openLocalNow()
 	}
-	s, err := c.local.open(ctx, false)
 	if err != nil {
-		if !wait && errs.KindOf(err) == errs.KindCanceled {
-			return nil, errs.New(errs.KindLimitExceeded, "no local stream for a FLOW stream now: max_local_streams are live")
-		}
 		return nil, err
 	}
 	if _, err := s.Write(frame); err != nil {
@@ -48,13 +48,24 @@ func (c *Conn) openLocalFlow(ctx context.Context, frame []byte, wait bool) (loca
 	return s, nil
 }
 
-// expiredContext is a context that has already ended: an open under it
-// takes a free slot or parked connection, and waits for none.
-func expiredContext() context.Context {
+// openLocalNow opens a one-way local stream without waiting: at
+// max_local_streams it fails LimitExceeded, and on a socket whose peer
+// parked no reverse connection NoParkedConnection.
+func (c *Conn) openLocalNow() (localStream, error) {
+	s, err := c.local.open(expiredContext, false)
+	if errs.KindOf(err) == errs.KindCanceled {
+		return nil, errs.New(errs.KindLimitExceeded, "no local stream now: max_local_streams are live")
+	}
+	return s, err
+}
+
+// expiredContext has already ended: an open under it takes a free slot or
+// parked connection, and waits for none. One serves every such open.
+var expiredContext = func() context.Context {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	return ctx
-}
+}()
 
 // appendLocalRecord appends one datagram as a local FLOW record.
 func appendLocalRecord(b, payload []byte) []byte {
@@ -71,6 +82,18 @@ func (f *OutFlow) writeLocal(record []byte) error {
 		return err
 	}
 	return nil
+}
+
+// closeLocal ends a local flow in order: its FIN is queued behind the
+// records Send already accepted, so they are written first.
+func (f *OutFlow) closeLocal() {
+	if f.closedHere.Swap(true) {
+		return
+	}
+	d := f.c.datagrams()
+	d.mu.Lock()
+	d.sendQ = append(d.sendQ, outDatagram{flow: f})
+	d.wakeSenderLocked()
 }
 
 // flowEnd boxes the error that ended a local flow for an atomic.Pointer.

@@ -133,10 +133,10 @@ func TestUnixSubscriberThatParksNoneIsRefused(t *testing.T) {
 }
 
 // TestLocalFlowNowWithoutAParkedConnection: toward a unix subscriber whose
-// parked reverse connections are all taken, a flow that must not wait (a
-// radio's) is NoParkedConnection at once, so the radio drops and counts
-// that copy (PROTOCOL.md §12); once the subscriber parks another, the flow
-// opens on it.
+// parked reverse connections are all taken, a flow or stream that must not
+// wait (a radio's) is NoParkedConnection at once, so the radio drops and
+// counts that copy (PROTOCOL.md §12); once the subscriber parks another,
+// the flow opens on it.
 func TestLocalFlowNowWithoutAParkedConnection(t *testing.T) {
 	path, h := listenUnixSubscriptions(t, datagramsConfig())
 	token := rawUnixJoin(t, path)
@@ -155,6 +155,10 @@ func TestLocalFlowNowWithoutAParkedConnection(t *testing.T) {
 	defer first.Close()
 	if _, err := c.OpenFlowNow(wire.Flow{Endpoint: "/t"}); !errors.Is(err, errs.ErrNoParkedConnection) {
 		t.Fatalf("flow with nothing parked: %v, want NoParkedConnection", err)
+	}
+	// A radio's stream segment copy is dropped the same way.
+	if _, err := c.OpenUniNow(&wire.Data{Endpoint: wire.Some("/t")}); !errors.Is(err, errs.ErrNoParkedConnection) {
+		t.Fatalf("stream with nothing parked: %v, want NoParkedConnection", err)
 	}
 	rawUnixMember(t, path, preambleReverse, token)
 	waitFor(t, "the reverse connection to be parked", func() bool {

@@ -79,7 +79,7 @@ func takeFlow(t *testing.T, h *flowRecorder) *InFlow {
 
 // TestLocalFlowCarriesRecords: datagrams ride the FLOW stream as records,
 // up to LOCAL_MAX_DATAGRAM; a larger one is TooLarge{1200} at the sender;
-// the sender's FIN ends the flow in order.
+// Close ends the flow in order, its FIN behind the records already sent.
 func TestLocalFlowCarriesRecords(t *testing.T) {
 	forEachLocalFlow(t, func(t *testing.T, c *Conn, h *flowRecorder) {
 		if !c.DatagramsAgreed() || c.MaxDatagramPayload() != LocalMaxDatagram {
@@ -100,6 +100,11 @@ func TestLocalFlowCarriesRecords(t *testing.T) {
 		if !errors.Is(err, errs.ErrTooLarge) || !errors.As(err, &tooLarge) || tooLarge.Max != LocalMaxDatagram {
 			t.Fatalf("a %d-byte datagram: %v, want TooLarge{%d}", LocalMaxDatagram+1, err, LocalMaxDatagram)
 		}
+		// Close queues the FIN behind the records: they arrive first.
+		f.Close()
+		if err := f.Send([]byte("late")); !errors.Is(err, errs.ErrCanceled) {
+			t.Fatalf("send after Close: %v, want Canceled", err)
+		}
 		in := takeFlow(t, h)
 		for _, want := range payloads {
 			got, err := in.Recv(testContext(t))
@@ -107,7 +112,6 @@ func TestLocalFlowCarriesRecords(t *testing.T) {
 				t.Fatalf("received %d bytes (%v), want %d", len(got), err, len(want))
 			}
 		}
-		f.Close()
 		if _, err := in.Recv(testContext(t)); err != io.EOF {
 			t.Fatalf("after the FIN: %v, want io.EOF", err)
 		}

@@ -12,14 +12,23 @@ import (
 
 // OpenUniNow is OpenUni for a sender that must never wait (a radio's
 // segment copies, opened in the order their segments were): without the
-// peer's stream credit at hand, and on local transports, it fails with
-// LimitExceeded and the caller opens with OpenUni elsewhere.
+// peer's stream credit at hand (locally: at max_local_streams) it fails
+// with LimitExceeded and the caller opens with OpenUni elsewhere; toward a
+// unix peer with no reverse connection parked it fails NoParkedConnection.
 func (c *Conn) OpenUniNow(h *wire.Data) (*OutStream, error) {
 	if err := c.Err(); err != nil {
 		return nil, err
 	}
-	if c.qc == nil {
-		return nil, errs.New(errs.KindLimitExceeded, "a local transport opens streams by waiting")
+	if c.local != nil {
+		s, err := c.openLocalNow()
+		if err != nil {
+			return nil, err
+		}
+		o := newOutStream(c, s)
+		if err := o.writeFrame(wire.KindData, h); err != nil {
+			return nil, err
+		}
+		return o, nil
 	}
 	s, err := c.qc.OpenUniStream()
 	if err != nil {
