@@ -71,7 +71,7 @@ func run(ctx context.Context, args []string) error {
 	}
 	r := &harness.Runner{Plan: harness.FullPlan(), Log: os.Stderr, ChildProfile: *childProfile,
 		QueueRatios: all.QueueRatios(),
-		Bindings: harness.Bindings{LibraryMissing: *libMissing, NodeMissing: *nodeMissing}}
+		Bindings:    harness.Bindings{LibraryMissing: *libMissing, NodeMissing: *nodeMissing}}
 	if *repo != "" {
 		abs, err := filepath.Abs(*repo)
 		if err != nil {
@@ -151,13 +151,14 @@ func pickSystems(list string) ([]system.System, []system.QueueSystem, error) {
 	var queues []system.QueueSystem
 	for _, name := range strings.Split(list, ",") {
 		name = strings.TrimSpace(name)
-		if q, err := all.QueueByName(name); err == nil {
+		q, qerr := all.QueueByName(name)
+		if qerr == nil {
 			queues = append(queues, q)
 			continue
 		}
 		s, err := all.ByName(name)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("%w; %w", err, qerr)
 		}
 		systems = append(systems, s)
 	}

@@ -24,7 +24,8 @@ func (r *Runner) queueGroup(ctx context.Context) Group {
 	p := r.Plan
 	g := Group{ID: "queue", Title: "Persistent queue",
 		About: fmt.Sprintf("One queue on a broker in the harness process, storing into a fresh directory under the temporary "+
-			"directory (%s), set up again for every repetition. One producer on its own connection publishes %s messages and "+
+			"directory (%s), set up again for every repetition. One producer on its own connection publishes %s messages, no two "+
+			"alike (each carries its sequence number: weida's store is content-addressed and would otherwise deduplicate them), and "+
 			"waits for each one's confirm (weida: an exchange to the queue path answered at the queue's durability; JetStream: "+
 			"the stream's PubAck): one at a time, and with %d confirms in flight (weida: that many concurrent exchanges; "+
 			"JetStream: PublishAsync), each repetition up to %d messages or %v, the clock stopping at the last confirm. "+
@@ -75,6 +76,9 @@ type queueWork interface {
 }
 
 func openQueue(ctx context.Context, q system.QueueSystem, workload string, p Plan) (session, error) {
+	if p.QueueSize < 8 {
+		return nil, fmt.Errorf("queue messages carry an 8-byte sequence number: QueueSize %d is too small", p.QueueSize)
+	}
 	dir, err := os.MkdirTemp("", "weida-bench-queue-")
 	if err != nil {
 		return nil, err

@@ -11,11 +11,39 @@ import (
 	"github.com/weida-go/weida/tests/bench/internal/system"
 )
 
+// payloads hands out distinct messages: each carries its sequence number
+// in its first 8 bytes, so a content-addressed store cannot deduplicate
+// them (identical bodies would measure its dedup path, not its writes) and
+// a consumer can tell them apart. The buffers form a ring one longer than
+// the most messages in flight, so a buffer comes round again only after
+// the message that last used it was confirmed.
+type payloads struct {
+	ring [][]byte
+	next uint64 // the next message's sequence number
+}
+
+func newPayloads(size, inFlight int) *payloads {
+	p := &payloads{ring: make([][]byte, inFlight+1)}
+	for i := range p.ring {
+		p.ring[i] = make([]byte, size)
+	}
+	return p
+}
+
+// take returns the next message and its sequence number.
+func (p *payloads) take() ([]byte, uint64) {
+	seq := p.next
+	p.next++
+	b := p.ring[seq%uint64(len(p.ring))]
+	binary.LittleEndian.PutUint64(b, seq)
+	return b, seq
+}
+
 // confirmSequential publishes one message at a time, each waiting for its
 // confirm.
 type confirmSequential struct {
 	producer system.Producer
-	payload  []byte
+	payloads *payloads
 	plan     Plan
 }
 
@@ -24,9 +52,9 @@ func openConfirmSequential(ctx context.Context, q system.QueueSystem, addr strin
 	if err != nil {
 		return nil, err
 	}
-	w := &confirmSequential{producer: prod, payload: make([]byte, p.QueueSize), plan: p}
+	w := &confirmSequential{producer: prod, payloads: newPayloads(p.QueueSize, 1), plan: p}
 	for range queueWarmup {
-		if err := prod.Publish(ctx, w.payload); err != nil {
+		if err := w.publish(ctx); err != nil {
 			_ = prod.Close()
 			return nil, fmt.Errorf("warming up: %w", err)
 		}
@@ -39,8 +67,8 @@ func (w *confirmSequential) rep(ctx context.Context) (measurement, error) {
 	start := time.Now()
 	for len(samples) < w.plan.QueueMax && time.Since(start) < w.plan.QueueTime {
 		began := time.Now()
-		if err := w.producer.Publish(ctx, w.payload); err != nil {
-			return measurement{}, fmt.Errorf("publishing message %d: %w", len(samples)+1, err)
+		if err := w.publish(ctx); err != nil {
+			return measurement{}, err
 		}
 		samples = append(samples, time.Since(began))
 	}
@@ -50,12 +78,20 @@ func (w *confirmSequential) rep(ctx context.Context) (measurement, error) {
 	}}, nil
 }
 
+func (w *confirmSequential) publish(ctx context.Context) error {
+	payload, seq := w.payloads.take()
+	if err := w.producer.Publish(ctx, payload); err != nil {
+		return fmt.Errorf("publishing message %d: %w", seq, err)
+	}
+	return nil
+}
+
 func (w *confirmSequential) close() error { return w.producer.Close() }
 
 // confirmWindowed publishes with up to QueueWindow confirms outstanding.
 type confirmWindowed struct {
 	producer system.Producer
-	payload  []byte
+	payloads *payloads
 	plan     Plan
 	slots    chan struct{} // one token per confirm in flight
 
@@ -64,14 +100,15 @@ type confirmWindowed struct {
 }
 
 func openConfirmWindowed(ctx context.Context, q system.QueueSystem, addr string, p Plan) (queueWork, error) {
-	w := &confirmWindowed{payload: make([]byte, p.QueueSize), plan: p, slots: make(chan struct{}, p.QueueWindow)}
+	w := &confirmWindowed{payloads: newPayloads(p.QueueSize, p.QueueWindow), plan: p, slots: make(chan struct{}, p.QueueWindow)}
 	prod, err := q.DialProducer(ctx, addr, w.confirmed)
 	if err != nil {
 		return nil, err
 	}
 	w.producer = prod
 	for range queueWarmup {
-		if err := prod.Publish(ctx, w.payload); err != nil {
+		payload, _ := w.payloads.take()
+		if err := prod.Publish(ctx, payload); err != nil {
 			_ = prod.Close()
 			return nil, fmt.Errorf("warming up: %w", err)
 		}
@@ -106,8 +143,9 @@ func (w *confirmWindowed) rep(ctx context.Context) (measurement, error) {
 		case <-ctx.Done():
 			return measurement{}, fmt.Errorf("waiting for a confirm after %d messages: %w", sent, ctx.Err())
 		}
-		if err := w.producer.PublishAsync(ctx, w.payload); err != nil {
-			return measurement{}, fmt.Errorf("publishing message %d: %w", sent+1, err)
+		payload, seq := w.payloads.take()
+		if err := w.producer.PublishAsync(ctx, payload); err != nil {
+			return measurement{}, fmt.Errorf("publishing message %d: %w", seq, err)
 		}
 		sent++
 	}
@@ -135,15 +173,14 @@ func (w *confirmWindowed) rep(ctx context.Context) (measurement, error) {
 func (w *confirmWindowed) close() error { return w.producer.Close() }
 
 // produceToConsume publishes one message at a time and times it until the
-// consumer has it. Each payload carries its sequence number so a late
-// duplicate (a redelivery) is not taken for the message awaited.
+// consumer has it. A late duplicate (a redelivery) is told from the message
+// awaited by its sequence number.
 type produceToConsume struct {
 	producer system.Producer
 	consumer interface{ Close() error }
-	payload  []byte
+	payloads *payloads
 	plan     Plan
 	arrived  chan arrival
-	next     uint64 // the sequence number of the next message
 }
 
 // arrival is a message the consumer took, and when.
@@ -153,10 +190,7 @@ type arrival struct {
 }
 
 func openProduceToConsume(ctx context.Context, q system.QueueSystem, addr string, p Plan) (queueWork, error) {
-	if p.QueueSize < 8 {
-		return nil, fmt.Errorf("produce-to-consume needs messages of at least 8 bytes for a sequence number, not %d", p.QueueSize)
-	}
-	w := &produceToConsume{payload: make([]byte, p.QueueSize), plan: p, arrived: make(chan arrival, 64)}
+	w := &produceToConsume{payloads: newPayloads(p.QueueSize, 1), plan: p, arrived: make(chan arrival, 64)}
 	cons, err := q.DialConsumer(ctx, addr, p.QueueSize, w.received)
 	if err != nil {
 		return nil, err
@@ -188,11 +222,9 @@ func (w *produceToConsume) received(payload []byte) {
 // roundTrip publishes the next message with confirm and waits until the
 // consumer has it, returning the time from publish to receipt.
 func (w *produceToConsume) roundTrip(ctx context.Context) (time.Duration, error) {
-	seq := w.next
-	w.next++
-	binary.LittleEndian.PutUint64(w.payload, seq)
+	payload, seq := w.payloads.take()
 	began := time.Now()
-	if err := w.producer.Publish(ctx, w.payload); err != nil {
+	if err := w.producer.Publish(ctx, payload); err != nil {
 		return 0, fmt.Errorf("publishing message %d: %w", seq, err)
 	}
 	for {

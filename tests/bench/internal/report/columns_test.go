@@ -2,6 +2,8 @@ package report
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -56,5 +58,41 @@ func TestAGroupSectionShowsItsColumnsSkipsAndRatios(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("the section lacks %q:\n%s", want, got)
 		}
+	}
+}
+
+func TestQueuePlotIsDrawnOnlyWhenSomethingWasMeasured(t *testing.T) {
+	measured := func(figures map[string]float64) []harness.Outcome {
+		return []harness.Outcome{{System: "weida flushed", Summary: figures}, {System: "JetStream file", Skipped: "not here"}}
+	}
+	tests := []struct {
+		name     string
+		figures  map[string]float64
+		wantFile bool
+	}{
+		{"rates and latencies", map[string]float64{"msgs_per_s": 900, "p50_us": 300, "p99_us": 900}, true},
+		{"nothing measured", map[string]float64{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := &harness.Results{Groups: []harness.Group{{ID: "queue", Columns: []string{"weida flushed", "JetStream file"},
+				Cases: []harness.Case{
+					{ID: "queue/confirm-1", Systems: measured(tt.figures)},
+					{ID: "queue/produce-to-consume", Systems: measured(tt.figures)},
+				}}}}
+			dir := t.TempDir()
+			p, err := queuePlot(res, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (p != nil) != tt.wantFile {
+				t.Fatalf("plot %+v, want one: %v", p, tt.wantFile)
+			}
+			if p != nil {
+				if _, err := os.Stat(filepath.Join(dir, p.File)); err != nil {
+					t.Fatalf("the plot was not written: %v", err)
+				}
+			}
+		})
 	}
 }

@@ -63,7 +63,9 @@ func (w *writer) glance() {
 	w.p("")
 	w.p("Ratios are weida's figure divided by the other system's. For a latency, CPU or memory figure (↓ better) a ratio " +
 		"above 1 means weida costs more; for a rate (↑ better) a ratio below 1 means weida is slower. " +
-		"The report closes with the three workloads where weida is furthest behind, and why.")
+		"The report closes with the three workloads where weida is furthest behind, and why. The persistent queue (against NATS " +
+		"JetStream at matching storage settings) and the bindings (against weida's Go API) are compared in their own sections, " +
+		"with their own ratios.")
 	w.p("")
 	peers := w.peers()
 	head := []string{"Workload", "Figure"}

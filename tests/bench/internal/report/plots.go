@@ -190,7 +190,7 @@ func writePlots(res *harness.Results, dir string) ([]Plot, error) {
 	}
 	var out []Plot
 	for _, build := range []func(*harness.Results, string) (*Plot, error){
-		latencyBySize, latencyPercentiles, throughputBySize, fanoutPlot,
+		latencyBySize, latencyPercentiles, throughputBySize, fanoutPlot, queuePlot,
 	} {
 		p, err := build(res, dir)
 		if err != nil {

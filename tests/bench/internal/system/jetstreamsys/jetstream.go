@@ -45,7 +45,7 @@ func (q Queue) Name() string {
 	case File:
 		return "JetStream file"
 	}
-	return "JetStream file, sync always"
+	return "JetStream file (sync always)"
 }
 
 // Available implements system.QueueSystem: JetStream is embedded.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 
+	weida "github.com/weida-go/weida/core"
 	"github.com/weida-go/weida/core/broker"
 
 	"github.com/weida-go/weida/tests/bench/internal/system"
@@ -59,12 +60,14 @@ type queueServer struct {
 
 // StartQueue implements system.QueueSystem.
 func (q Queue) StartQueue(_ context.Context, dir string, _ int) (system.Server, error) {
-	b, err := bind()
+	cfg := broker.Config{DataDir: dir, QueueBytes: queueBytes,
+		Queues: []broker.QueueConfig{{Path: queuePath, Durability: q.Durability}}}
+	// The runtime offers what the queue confirms, as the broker's own does.
+	b, err := bindWith(broker.RuntimeConfig(weida.Config{}, cfg))
 	if err != nil {
 		return nil, err
 	}
-	brk, err := broker.New(b.rt, broker.Config{DataDir: dir, QueueBytes: queueBytes,
-		Queues: []broker.QueueConfig{{Path: queuePath, Durability: q.Durability}}})
+	brk, err := broker.New(b.rt, cfg)
 	if err != nil {
 		b.rt.Shutdown()
 		return nil, err

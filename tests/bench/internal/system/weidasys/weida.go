@@ -34,8 +34,11 @@ type bound struct {
 
 // bind makes a server runtime listening on a kernel-chosen loopback port
 // under a fresh identity.
-func bind() (*bound, error) {
-	rt, err := weida.NewRuntime(weida.Config{})
+func bind() (*bound, error) { return bindWith(weida.Config{}) }
+
+// bindWith is bind with the runtime's configuration.
+func bindWith(cfg weida.Config) (*bound, error) {
+	rt, err := weida.NewRuntime(cfg)
 	if err != nil {
 		return nil, err
 	}
