@@ -1,0 +1,132 @@
+package transport
+
+import (
+	"context"
+
+	"github.com/quic-go/quic-go"
+
+	"github.com/weida-go/weida/core/errs"
+	"github.com/weida-go/weida/core/wire"
+)
+
+// OpenUni opens a one-way transfer carrying h. It waits at the peer's uni
+// stream budget (never errors for it), bounded by ctx.
+func (c *Conn) OpenUni(ctx context.Context, h *wire.Data) (*OutStream, error) {
+	if err := c.Err(); err != nil {
+		return nil, err
+	}
+	s, err := c.openUniStream(ctx)
+	if err != nil {
+		return nil, err
+	}
+	o := newOutStream(c, s)
+	if err := o.writeFrame(wire.KindData, h); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// OpenBi opens an exchange whose initiating half carries h.
+func (c *Conn) OpenBi(ctx context.Context, h *wire.Data) (*OutStream, *ReplyHalf, error) {
+	if err := c.Err(); err != nil {
+		return nil, nil, err
+	}
+	s, err := c.openBidiStream(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Both halves in one allocation: they live as long as the exchange.
+	halves := &struct {
+		out   OutStream
+		reply ReplyHalf
+	}{reply: ReplyHalf{c: c, s: s}}
+	o := &halves.out
+	o.init(c, s)
+	if err := o.writeFrame(wire.KindData, h); err != nil {
+		s.CancelRead(quic.StreamErrorCode(wire.CodeCanceled))
+		return nil, nil, err
+	}
+	return o, &halves.reply, nil
+}
+
+// OpenControl writes a header-only frame (SUBSCRIBE, UNSUBSCRIBE, CREDIT) on
+// its own short uni stream and finishes it.
+func (c *Conn) OpenControl(ctx context.Context, kind wire.Kind, h wire.HeaderAppender) (*Receipt, error) {
+	if err := c.Err(); err != nil {
+		return nil, err
+	}
+	s, err := c.openUniStream(ctx)
+	if err != nil {
+		return nil, err
+	}
+	o := newOutStream(c, s)
+	if err := o.writeFrame(kind, h); err != nil {
+		return nil, err
+	}
+	return o.Finish()
+}
+
+// uniSend is an opened one-way stream: a QUIC send stream, or a local
+// stream the peer will take one way or answer by path.
+type uniSend interface {
+	sendHalf
+	TryWriteAll([]byte) error
+}
+
+// openUniStream opens a stream for a one-way frame, waiting at the peer's
+// budget (uni stream credit, or max_local_streams), bounded by ctx.
+func (c *Conn) openUniStream(ctx context.Context) (uniSend, error) {
+	if c.local != nil {
+		s, err := c.local.open(ctx, false)
+		if err != nil {
+			return nil, openError(ctx, err)
+		}
+		return s, nil
+	}
+	s, err := c.qc.OpenUniStreamSync(ctx)
+	if err != nil {
+		return nil, c.quicOpenError(ctx, err)
+	}
+	c.receipts.credit.countOpened(streamUni)
+	return s, nil
+}
+
+// openBidiStream opens a stream for an exchange; see openUniStream.
+func (c *Conn) openBidiStream(ctx context.Context) (bidiHalf, error) {
+	if c.local != nil {
+		s, err := c.local.open(ctx, true)
+		if err != nil {
+			return nil, openError(ctx, err)
+		}
+		return s, nil
+	}
+	s, err := c.qc.OpenStreamSync(ctx)
+	if err != nil {
+		return nil, c.quicOpenError(ctx, err)
+	}
+	c.receipts.credit.countOpened(streamBidi)
+	return s, nil
+}
+
+func openError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return errs.Wrap(errs.KindCanceled, ctx.Err(), "open abandoned")
+	}
+	return lossError(err)
+}
+
+// quicOpenError is openError for a QUIC open. Apart from its context
+// ending or a stream limit (OpenUniNow, flows), quic-go fails an open only
+// once the connection is closed, and it does so a few milliseconds before
+// the connection's context ends, which is what watchClose waits on. The
+// Conn ends here at once with the same cause, so that Err reports it and a
+// dialer stops choosing a connection that cannot open streams. The Handler
+// hears of it from watchClose as before.
+func (c *Conn) quicOpenError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return openError(ctx, err)
+	}
+	e := lossError(err)
+	c.end(e)
+	return e
+}
