@@ -90,6 +90,7 @@ func dishDropsValue(d weida.DishDrops) C.weida_dish_drops_t {
 		subscriber_budget: C.uint64_t(d.SubscriberBudget), subscriber_queue: C.uint64_t(d.SubscriberQueue),
 		superseded: C.uint64_t(d.Superseded), expired: C.uint64_t(d.Expired), too_large: C.uint64_t(d.TooLarge),
 		no_datagrams: C.uint64_t(d.NoDatagrams), layers_cut: C.uint64_t(d.LayersCut),
+		no_parked: C.uint64_t(d.NoParked),
 	}
 	if d.HasPeer {
 		fixedText(v.peer[:], d.Peer.String())

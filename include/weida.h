@@ -323,6 +323,8 @@ typedef struct weida_dish_drops {
     uint64_t too_large;         /* a datagram larger than the dish's datagram size */
     uint64_t no_datagrams;      /* a datagram for a dish without datagram flows */
     uint64_t layers_cut;        /* copies that lost upper layers under pressure */
+    uint64_t no_parked;         /* a datagram for a unix dish with no reverse connection parked;
+                                 * appended last so an older, smaller size still works */
 } weida_dish_drops_t;
 
 /* What weida_dish_recv received. */

@@ -103,7 +103,21 @@ int main(void) {
     EXPECT(n == 1, "one dish, got %zu", n);
     EXPECT(drops[0].too_large == 1 && drops[0].no_datagrams == 0, "one too_large drop, got %llu",
            (unsigned long long)drops[0].too_large);
+    EXPECT(drops[0].no_parked == 0, "a QUIC dish never needs a parked connection, got %llu",
+           (unsigned long long)drops[0].no_parked);
     EXPECT(drops[0].peer[0] == '\0' && drops[0].addr[0] != '\0', "an anonymous dish, told apart by address");
+    /* A program built before no_parked declares the smaller size: the
+     * library lays its array out at that stride and writes nothing past it. */
+    enum { OLD_SIZE = offsetof(weida_dish_drops_t, no_parked) };
+    _Alignas(weida_dish_drops_t) unsigned char older[2 * OLD_SIZE];
+    memset(older, 0xAB, sizeof older);
+    memcpy(older, &(size_t){OLD_SIZE}, sizeof(size_t));
+    CHECK(weida_radio_dish_drops(radio, (weida_dish_drops_t *)older, 1, &n));
+    uint64_t older_too_large = 0;
+    memcpy(&older_too_large, older + offsetof(weida_dish_drops_t, too_large), sizeof older_too_large);
+    EXPECT(older_too_large == 1, "the older struct still gets its counts, got %llu",
+           (unsigned long long)older_too_large);
+    EXPECT(older[OLD_SIZE] == 0xAB && older[sizeof older - 1] == 0xAB, "nothing written past the older size");
     EXPECT_CODE(weida_radio_dish_drops(radio, NULL, 0, &n), WEIDA_ETRUNCATED);
     EXPECT(n == 1, "the count alone, got %zu", n);
     uint64_t dropped = 0;

@@ -466,6 +466,8 @@ export class DishDrops {
   readonly expired: number;
   readonly tooLarge: number;
   readonly noDatagrams: number;
+  /** A datagram for a unix dish with no reverse connection parked (0 over QUIC). */
+  readonly noParked: number;
   /** Copies that lost layers above 0 but kept layer 0. */
   readonly layersCut: number;
 }

@@ -17,6 +17,8 @@ const { connectionStats } = require('./stats');
  * What one dish lost at a radio, by cause. Every count but `layersCut` is
  * a whole segment copy (or datagram segment) the dish never got;
  * `layersCut` counts copies that lost layers above 0 but kept layer 0.
+ * `noParked` is for unix dishes only: their datagrams travel on a reverse
+ * connection the dish parks, so over QUIC it stays 0.
  */
 class DishDrops {
   /** @param {object} counts (internal) */
@@ -37,6 +39,8 @@ class DishDrops {
     this.tooLarge = counts.tooLarge;
     /** @type {number} a datagram for a dish without datagram flows */
     this.noDatagrams = counts.noDatagrams;
+    /** @type {number} a datagram for a unix dish with no reverse connection parked */
+    this.noParked = counts.noParked;
     /** @type {number} copies that lost upper layers under pressure */
     this.layersCut = counts.layersCut;
     Object.freeze(this);

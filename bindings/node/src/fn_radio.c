@@ -117,9 +117,9 @@ NAPI_FN(RadioPath) { return text_of(env, info, weida_radio_path); }
 /* One dish's drops as a plain object with camelCase counters. */
 static napi_value drops_object(napi_env env, const weida_dish_drops_t *d) {
     static const char *const names[] = {"subscriberBudget", "subscriberQueue", "superseded", "expired",
-                                        "tooLarge", "noDatagrams", "layersCut"};
+                                        "tooLarge", "noDatagrams", "noParked", "layersCut"};
     const uint64_t counts[] = {d->subscriber_budget, d->subscriber_queue, d->superseded, d->expired,
-                               d->too_large, d->no_datagrams, d->layers_cut};
+                               d->too_large, d->no_datagrams, d->no_parked, d->layers_cut};
     napi_value obj, peer;
     napi_create_object(env, &obj);
     if (d->peer[0]) {

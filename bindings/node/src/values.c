@@ -20,20 +20,19 @@ static const struct {
     {"traceparent", WEIDA_META_TRACEPARENT},
 };
 
-static struct {
+static const struct {
     const char *name;
     int field;
-    int unsupported; /* this library build answered EUNSUPPORTED: not asked again */
 } UINT_FIELDS[] = {
-    {"contentLen", WEIDA_META_CONTENT_LEN, 0},
-    {"sequence", WEIDA_META_SEQUENCE, 0},
-    {"missed", WEIDA_META_MISSED, 0},
-    {"reportMode", WEIDA_META_REPORT_MODE, 0},
-    {"reportId", WEIDA_META_REPORT_ID, 0},
-    {"segment", WEIDA_META_SEGMENT, 0},
-    {"layer", WEIDA_META_LAYER, 0},
-    {"deliveryAttempt", WEIDA_META_DELIVERY_ATTEMPT, 0}, /* absent: the constructor's 1 stays */
-    {"achieved", WEIDA_META_ACHIEVED, 0},
+    {"contentLen", WEIDA_META_CONTENT_LEN},
+    {"sequence", WEIDA_META_SEQUENCE},
+    {"missed", WEIDA_META_MISSED},
+    {"reportMode", WEIDA_META_REPORT_MODE},
+    {"reportId", WEIDA_META_REPORT_ID},
+    {"segment", WEIDA_META_SEGMENT},
+    {"layer", WEIDA_META_LAYER},
+    {"deliveryAttempt", WEIDA_META_DELIVERY_ATTEMPT}, /* absent: the constructor's 1 stays */
+    {"achieved", WEIDA_META_ACHIEVED},
 };
 
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -102,14 +101,9 @@ napi_value read_meta(napi_env env, uint64_t h) {
         if (present && !set(env, meta, TEXT_FIELDS[i].name, js_string(env, small))) return NULL;
     }
     for (size_t i = 0; i < COUNT_OF(UINT_FIELDS); i++) {
-        if (UINT_FIELDS[i].unsupported) continue;
         uint64_t value = 0;
         int present = 0;
         int rc = weida_meta_uint(h, UINT_FIELDS[i].field, &value, &present);
-        if (rc == WEIDA_EUNSUPPORTED) {
-            UINT_FIELDS[i].unsupported = 1; /* a library build fact: the same in every env */
-            continue;
-        }
         if (rc != WEIDA_OK) return throw_code(env, rc);
         if (present && !set(env, meta, UINT_FIELDS[i].name, js_number(env, (double)value))) return NULL;
     }

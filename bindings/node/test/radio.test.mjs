@@ -54,6 +54,7 @@ test('an oversize datagram is counted for the dish, never streamed', async () =>
   assert.equal(drops.length, 1);
   assert.ok(drops[0] instanceof weida.DishDrops);
   assert.deepEqual([drops[0].tooLarge, drops[0].noDatagrams, drops[0].superseded], [1, 0, 0]);
+  assert.equal(drops[0].noParked, 0); // only a unix dish parks a reverse connection
   assert.equal(drops[0].peer, null); // an anonymous dish, told apart by its address
   assert.ok(drops[0].addr.length > 0);
   assert.equal(radio.dropped(), 1);

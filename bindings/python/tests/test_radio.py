@@ -66,6 +66,7 @@ class AsyncRadio(BoundedCase):
         (drops,) = radio.dish_drops()
         self.assertIsInstance(drops, weida.DishDrops)
         self.assertEqual((drops.too_large, drops.no_datagrams, drops.superseded), (1, 0, 0))
+        self.assertEqual(drops.no_parked, 0)  # only a unix dish parks a reverse connection
         self.assertIsNone(drops.peer)  # an anonymous dish, told apart by its address
         self.assertTrue(drops.addr)
         self.assertEqual(radio.dropped(), 1)
@@ -159,7 +160,8 @@ class SyncRadio(BoundedCase):
         dish.join("")
         until_sync(lambda: radio.dish_count() == 1, "the join")
         self.assertEqual(radio.datagram("x", b"beep"), 0)
-        self.assertEqual(radio.dish_drops()[0].no_datagrams, 1)
+        (drops,) = radio.dish_drops()
+        self.assertEqual((drops.no_datagrams, drops.no_parked), (1, 0))
         with self.assertRaises(weida.AlreadyRegistered):
             binding.radio("/cam")
 

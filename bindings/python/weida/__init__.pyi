@@ -70,6 +70,7 @@ class DishDrops:
     expired: int
     too_large: int
     no_datagrams: int
+    no_parked: int
     layers_cut: int
 
 class PathStats:

@@ -321,6 +321,7 @@ class DishDrops(Structure):
         ("too_large", c_uint64),
         ("no_datagrams", c_uint64),
         ("layers_cut", c_uint64),
+        ("no_parked", c_uint64),  # appended last: weida.h keeps older sizes valid
     ]
 
 

@@ -82,10 +82,11 @@ class DishDrops:
     """What one dish lost at a radio, by cause. Every count but
     ``layers_cut`` is a whole segment copy (or datagram segment) the dish
     never got; ``layers_cut`` counts copies that lost layers above 0 but
-    kept layer 0."""
+    kept layer 0. ``no_parked`` is for unix dishes only: their datagrams
+    travel on a reverse connection the dish parks, so over QUIC it stays 0."""
 
     __slots__ = ("peer", "addr", "subscriber_budget", "subscriber_queue", "superseded", "expired",
-                 "too_large", "no_datagrams", "layers_cut")
+                 "too_large", "no_datagrams", "no_parked", "layers_cut")
 
     def __init__(self, c: _CDishDrops) -> None:  # internal
         self.peer: Optional[str] = c.peer.decode("utf-8", "replace") or None  #: ``sha256:…`` the dish proved, or None
@@ -96,6 +97,7 @@ class DishDrops:
         self.expired: int = c.expired  #: older than the smaller max_age
         self.too_large: int = c.too_large  #: a datagram larger than the dish's datagram size
         self.no_datagrams: int = c.no_datagrams  #: a datagram for a dish without datagram flows
+        self.no_parked: int = c.no_parked  #: a datagram for a unix dish with no reverse connection parked
         self.layers_cut: int = c.layers_cut  #: copies that lost upper layers under pressure
 
     def __repr__(self) -> str:

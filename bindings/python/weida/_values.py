@@ -98,10 +98,6 @@ _UINT_FIELDS = (
 # What an absent field reads as, when not None: the protocol's default. A
 # queue writes the delivery attempt only from the second on.
 _DEFAULTS = {"delivery_attempt": 1}
-# Fields this library build answered EUNSUPPORTED for (RADIO's segment and
-# layer, until the library carries them): not asked again.
-_absent_fields: set = set()
-_EUNSUPPORTED = 13
 
 
 class IncomingMeta:
@@ -162,16 +158,8 @@ class IncomingMeta:
             meta.peer = local_peer(h)
         value = c_uint64()
         for name, field in _UINT_FIELDS:
-            setattr(meta, name, _DEFAULTS.get(name))
-            if field in _absent_fields:
-                continue
-            rc = lib.weida_meta_uint(h, field, byref(value), byref(present))
-            if rc == _EUNSUPPORTED:
-                _absent_fields.add(field)
-                continue
-            check(rc)
-            if present.value:
-                setattr(meta, name, value.value)
+            check(lib.weida_meta_uint(h, field, byref(value), byref(present)))
+            setattr(meta, name, value.value if present.value else _DEFAULTS.get(name))
         # The levels of the report the sender ordered ([] when none).
         (meta.report,) = read_words(lib.weida_meta_report_levels, h, 1, byref(present))
         return meta
