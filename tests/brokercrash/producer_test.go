@@ -27,9 +27,10 @@ const (
 	sendTimeout = 20 * time.Second
 )
 
-// sharedBodySizes straddle the store's 32 KiB write buffer: below it a
-// body goes straight to its payload file, above it through payload/tmp.
-var sharedBodySizes = []int{1, 700, 40 << 10, 200 << 10}
+// sharedBodySizes cover the store's three paths: up to 4 KiB a body rides
+// inside its journal record (no dedup), up to the 32 KiB write buffer it
+// goes straight to its payload file, above it through payload/tmp.
+var sharedBodySizes = []int{1, 700, 8 << 10, 40 << 10, 200 << 10}
 
 // sharedBodies makes the bodies every producer draws from.
 func sharedBodies(seed uint64) [][]byte {

@@ -13,8 +13,9 @@ import (
 // Body is a message body being received: an io.Writer that hashes as it
 // goes and streams into a temp file under payload/tmp, so no body is ever
 // held whole in memory. A body that fits in the write buffer (bodyBufSize)
-// never touches tmp: Admit writes it straight to its payload file, which
-// saves a create and a rename per small message. Hand a Body to
+// never touches tmp: Admit puts it inline in its journal record when it is
+// at most MaxInlineBodyBytes, and otherwise writes it straight to its
+// payload file, which saves a create and a rename. Hand a Body to
 // Queue.Admit, or Abort it.
 type Body struct {
 	q   *Queue

@@ -137,7 +137,12 @@ func crashChild(dir string) {
 	}
 	pending := seqsOf(msgs)
 	for i := 0; ; i++ {
-		key, size := rand.IntN(1<<20), rand.IntN(100_000) // both sides of the write buffer
+		// Both sides of the write buffer, and one body in three small
+		// enough to go inline in its ADMIT record.
+		key, size := rand.IntN(1<<20), rand.IntN(100_000)
+		if i%3 == 0 {
+			size = rand.IntN(store.MaxInlineBodyBytes + 1)
+		}
 		b, err := q.NewBody()
 		if err != nil {
 			fail(err)

@@ -15,11 +15,13 @@ const (
 	// Memory means no store at all: the broker keeps bodies in RAM and may
 	// never report Stored. It is never used with this package's Queue.
 	Memory Durability = iota
-	// Written certifies once write(2) of the payload and of its ADMIT record
-	// returned: the message survives a broker crash, not an OS crash.
+	// Written certifies once write(2) of the payload (if the body is not
+	// inline) and of its ADMIT record returned: the message survives a
+	// broker crash, not an OS crash.
 	Written
-	// Flushed certifies once fsync of the payload file, its directory and the
-	// journal returned (group-committed): the message survives power loss.
+	// Flushed certifies once fsync of the payload file and its directory (if
+	// the body is not inline) and of the journal returned (group-committed):
+	// the message survives power loss.
 	Flushed
 )
 

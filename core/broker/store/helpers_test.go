@@ -74,6 +74,10 @@ func readBody(t testing.TB, q *store.Queue, seq uint64) []byte {
 	return b
 }
 
+// fileSized is the smallest body kept as a payload file rather than inline
+// in its ADMIT record: tests about payload files use it.
+const fileSized = store.MaxInlineBodyBytes + 1
+
 // bodyOf makes a distinct body of n bytes for index i.
 func bodyOf(i, n int) []byte {
 	b := make([]byte, n)

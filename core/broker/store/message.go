@@ -16,7 +16,15 @@ type Message struct {
 	BodyLen  uint64
 	Meta     Meta
 	Attempts uint64 // last count recorded by Queue.Attempt; 0 = never delivered
+
+	// inline is the body of a message stored in its ADMIT_INLINE record,
+	// nil for one whose body is a payload file. Never modified once set.
+	inline []byte
 }
+
+// isInline reports whether m's body lives in its journal record, so it has
+// no payload file and no payload reference.
+func (m *Message) isInline() bool { return m.inline != nil }
 
 // validate checks the caps of BROKER.md §4.2 before anything is written.
 func (m *Meta) validate() error {

@@ -17,9 +17,8 @@ type payloads struct {
 	root string // <dir>/payload
 	tmp  string // <dir>/payload/tmp
 
-	mu        sync.Mutex
-	refs      map[[32]byte]*payloadRef
-	dirSynced [256]bool // payload/<hh> entry known durable in payload/
+	mu   sync.Mutex
+	refs map[[32]byte]*payloadRef
 }
 
 // payloadRef counts the live messages naming one payload. A ref at zero
@@ -67,10 +66,11 @@ func (p *payloads) adopt(fin finished, flushed bool) error {
 	p.mu.Lock()
 	ref := p.refs[d]
 	deduped := ref != nil && ref.count > 0
+	var created *os.File // a small body's new file, kept open for its fsync
 	if !deduped {
 		var err error
 		if fin.inMemory {
-			err = p.createLocked(fin.small, d)
+			created, err = p.createLocked(fin.small, d, ref != nil, flushed)
 		} else {
 			err = p.renameLocked(fin.tmp, d)
 		}
@@ -89,7 +89,6 @@ func (p *payloads) adopt(fin finished, flushed bool) error {
 	}
 	ref.count++
 	needSync := flushed && !ref.synced
-	syncRoot := needSync && !p.dirSynced[d[0]]
 	p.mu.Unlock()
 	if deduped && !fin.inMemory {
 		os.Remove(fin.tmp)
@@ -100,16 +99,12 @@ func (p *payloads) adopt(fin finished, flushed bool) error {
 	// The reference is counted, so nobody removes the file while we sync it.
 	// Several Admits may sync the same file concurrently; that is only waste.
 	// A renamed temp file was fsynced by Body.finish; anything else was not.
-	syncFile := deduped || fin.inMemory
-	if err := p.syncPayload(p.path(d), d, syncFile, syncRoot); err != nil {
+	if err := p.syncPayload(d, created, deduped || fin.inMemory); err != nil {
 		p.release(d)
 		return err
 	}
 	p.mu.Lock()
 	ref.synced = true
-	if syncRoot {
-		p.dirSynced[d[0]] = true
-	}
 	p.mu.Unlock()
 	return nil
 }
@@ -119,79 +114,75 @@ func (p *payloads) adopt(fin finished, flushed bool) error {
 // replaced atomically. The caller holds p.mu.
 func (p *payloads) renameLocked(tmp string, d [32]byte) error {
 	final := p.path(d)
-	err := os.Rename(tmp, final)
-	if errors.Is(err, fs.ErrNotExist) {
-		if err = p.mkdirLocked(d); err == nil {
-			err = os.Rename(tmp, final)
-		}
-	}
-	if err != nil {
+	if err := os.Rename(tmp, final); err != nil {
 		return ioError("moving received body to", final, err)
 	}
 	return nil
 }
 
-// createLocked writes a small body straight to its payload file. A file
-// already there is unlinked first rather than truncated, so a reader that
-// still has it open keeps whole bytes. A crash mid-write leaves a file no
-// ADMIT names, which recovery sweeps. The caller holds p.mu.
-func (p *payloads) createLocked(data []byte, d [32]byte) error {
+// createLocked writes a small body straight to its payload file, with
+// O_EXCL so that the common case (no file yet) costs one open and no
+// unlink. A file already there when known (a payload of this process at
+// zero references, awaiting removal) holds exactly these bytes — it is
+// content-addressed and was written whole — so it is reused as it is. One of
+// unknown origin (a crash leftover not yet swept) may be partial, so it is
+// replaced: unlinked rather than truncated, so a reader that still has it
+// open keeps whole bytes. A crash mid-write leaves a file no ADMIT names,
+// which recovery sweeps. With keepOpen the new file is returned open, for
+// the caller to fsync and close; a reused one is returned nil. The caller
+// holds p.mu.
+func (p *payloads) createLocked(data []byte, d [32]byte, known, keepOpen bool) (*os.File, error) {
 	final := p.path(d)
-	if err := os.Remove(final); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return ioError("replacing unreferenced payload", final, err)
-	}
 	const flags = os.O_WRONLY | os.O_CREATE | os.O_EXCL
 	f, err := os.OpenFile(final, flags, 0o600)
-	if errors.Is(err, fs.ErrNotExist) {
-		if err = p.mkdirLocked(d); err == nil {
+	if errors.Is(err, fs.ErrExist) {
+		if known {
+			return nil, nil
+		}
+		if err = os.Remove(final); err == nil {
 			f, err = os.OpenFile(final, flags, 0o600)
 		}
 	}
 	if err != nil {
-		return ioError("creating payload", final, err)
+		return nil, ioError("creating payload", final, err)
 	}
 	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if err != nil || !keepOpen {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		f = nil
 	}
 	if err != nil {
 		os.Remove(final)
-		return ioError("writing payload", final, err)
+		return nil, ioError("writing payload", final, err)
 	}
-	return nil
+	return f, nil
 }
 
-// mkdirLocked creates payload/<hh> on first use; its entry in payload/ is
-// not yet durable. The caller holds p.mu.
-func (p *payloads) mkdirLocked(d [32]byte) error {
-	if err := os.Mkdir(p.dirOf(d), 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return ioError("creating payload directory", p.dirOf(d), err)
-	}
-	p.dirSynced[d[0]] = false
-	return nil
-}
-
-// syncPayload makes a payload durable: the file's data when syncFile, its
-// directory entry, and the directory's entry in payload/ when that is new.
-func (p *payloads) syncPayload(final string, d [32]byte, syncFile, syncRoot bool) error {
+// syncPayload makes a payload durable: the file's data when syncFile (through
+// open when it is the file just created, else by opening it), and its
+// directory entry. The payload/<hh> directories themselves were made durable
+// at Open. It closes open.
+func (p *payloads) syncPayload(d [32]byte, open *os.File, syncFile bool) error {
+	final := p.path(d)
 	if syncFile {
-		f, err := os.Open(final)
-		if err != nil {
-			return ioError("opening payload for fsync", final, err)
+		f := open
+		if f == nil {
+			var err error
+			if f, err = os.Open(final); err != nil {
+				return ioError("opening payload for fsync", final, err)
+			}
 		}
-		err = f.Sync()
+		err := f.Sync()
 		f.Close()
 		if err != nil {
 			return ioError("fsync of payload", final, err)
 		}
+	} else if open != nil {
+		open.Close()
 	}
-	if err := syncDir(p.dirOf(d)); err != nil {
-		return err
-	}
-	if syncRoot {
-		return syncDir(p.root)
-	}
-	return nil
+	return syncDir(p.dirOf(d))
 }
 
 // release drops one reference and reports whether it was the last. The file

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"sync"
@@ -46,13 +47,15 @@ func newQueue(s *Store, id string, d Durability, j *journal, rq *recovered) *Que
 	return q
 }
 
-// Admit makes b durable at the queue's level and records it: the body is
-// renamed to its digest (or dropped when an identical body is live: dedup),
-// an ADMIT record is appended and, for Flushed, payload, directory and
-// journal are fsynced. Only then does it return, so the caller may certify
-// Stored. Admit consumes b: on error b is aborted. An error after the record
-// was written (a failed fsync) leaves the outcome indeterminate: the message
-// may reappear after a restart, and the queue refuses further writes.
+// Admit makes b durable at the queue's level and records it. A body of at
+// most MaxInlineBodyBytes goes inside its ADMIT_INLINE record; a larger one
+// is renamed to its digest (or dropped when an identical body is live:
+// dedup) before its ADMIT record is appended. For Flushed the payload, its
+// directory and the journal are fsynced. Only then does it return, so the
+// caller may certify Stored. Admit consumes b: on error b is aborted. An
+// error after the record was written (a failed fsync) leaves the outcome
+// indeterminate: the message may reappear after a restart, and the queue
+// refuses further writes.
 func (q *Queue) Admit(b *Body, m Meta) (Message, error) {
 	if b.q != q {
 		b.Abort()
@@ -71,24 +74,31 @@ func (q *Queue) Admit(b *Body, m Meta) (Message, error) {
 	if err != nil {
 		return Message{}, err
 	}
-	err = q.s.payloads.adopt(fin, flushed)
-	b.releaseBuf()
-	if err != nil {
-		return Message{}, err
+	msg := Message{Digest: fin.digest, BodyLen: b.n, Meta: m.clone()}
+	rec := record{typ: recAdmit, digest: fin.digest, bodyLen: msg.BodyLen, meta: msg.Meta}
+	if fin.inMemory && len(fin.small) <= MaxInlineBodyBytes {
+		msg.inline = append(make([]byte, 0, len(fin.small)), fin.small...)
+		rec.typ, rec.inline = recAdmitInline, msg.inline
+		b.releaseBuf()
+	} else {
+		err = q.s.payloads.adopt(fin, flushed)
+		b.releaseBuf()
+		if err != nil {
+			return Message{}, err
+		}
 	}
-	digest := fin.digest
-	msg := Message{Digest: digest, BodyLen: b.n, Meta: m.clone()}
 	q.mu.Lock()
 	if q.closed {
 		q.mu.Unlock()
-		q.dropPayload(digest)
+		q.dropPayload(&msg)
 		return Message{}, errClosed
 	}
 	msg.Seq = q.nextSeq
-	end, err := q.j.append(&record{typ: recAdmit, seq: msg.Seq, digest: digest, bodyLen: msg.BodyLen, meta: msg.Meta}, msg.Seq)
+	rec.seq = msg.Seq
+	end, err := q.j.append(&rec, msg.Seq)
 	if err != nil {
 		q.mu.Unlock()
-		q.dropPayload(digest)
+		q.dropPayload(&msg)
 		return Message{}, err
 	}
 	q.nextSeq++
@@ -106,14 +116,15 @@ func (q *Queue) Admit(b *Body, m Meta) (Message, error) {
 }
 
 // dropPayload undoes adopt for a message that was never recorded: no record
-// names it, so the file may go at once.
-func (q *Queue) dropPayload(d [32]byte) {
-	if q.s.payloads.release(d) {
-		q.s.payloads.removeUnreferenced([][32]byte{d})
+// names it, so the file may go at once. An inline body has nothing to undo.
+func (q *Queue) dropPayload(m *Message) {
+	if !m.isInline() && q.s.payloads.release(m.Digest) {
+		q.s.payloads.removeUnreferenced([][32]byte{m.Digest})
 	}
 }
 
-// OpenBody opens the payload of a live message for reading.
+// OpenBody opens the body of a live message for reading: its payload file,
+// or a reader over the inline body held in memory.
 func (q *Queue) OpenBody(seq uint64) (io.ReadCloser, error) {
 	q.mu.Lock()
 	m, closed := q.live[seq], q.closed
@@ -123,6 +134,9 @@ func (q *Queue) OpenBody(seq uint64) (io.ReadCloser, error) {
 	}
 	if m == nil {
 		return nil, q.notLive(seq)
+	}
+	if m.isInline() {
+		return io.NopCloser(bytes.NewReader(m.inline)), nil
 	}
 	path := q.s.payloads.path(m.Digest)
 	f, err := os.Open(path)
@@ -163,7 +177,7 @@ func (q *Queue) Settle(seq uint64) error {
 	}
 	delete(q.live, seq)
 	q.liveBytes -= m.BodyLen
-	if q.s.payloads.release(m.Digest) {
+	if !m.isInline() && q.s.payloads.release(m.Digest) {
 		q.freed = append(q.freed, m.Digest)
 		q.freedBytes += m.BodyLen
 	}

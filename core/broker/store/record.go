@@ -11,12 +11,21 @@ import (
 //
 //	u32 len | u32 crc32c(type ‖ body) | u8 type | body
 //
-// len counts the body only. The three record types are the whole vocabulary.
+// len counts the body only. The four record types are the whole vocabulary.
+// ADMIT_INLINE is an ADMIT whose message body follows its fields in the
+// record itself (body_len bytes, at most MaxInlineBodyBytes) instead of
+// living in a payload file: a small message then costs one journal append.
 const (
-	recAdmit   byte = 1 // seq u64, digest [32], body_len u64, four optional byte strings
-	recSettle  byte = 2 // seq u64
-	recAttempt byte = 3 // seq u64, count u64
+	recAdmit       byte = 1 // seq u64, digest [32], body_len u64, four optional byte strings
+	recSettle      byte = 2 // seq u64
+	recAttempt     byte = 3 // seq u64, count u64
+	recAdmitInline byte = 4 // the ADMIT fields, then body_len bytes of body
 )
+
+// MaxInlineBodyBytes is the largest body kept inline in its ADMIT_INLINE
+// record rather than in a payload file. Inline bodies of live messages are
+// also held in memory, so the cap bounds that cost per message.
+const MaxInlineBodyBytes = 4 << 10
 
 // recordName is a record type's name for error messages.
 func recordName(typ byte) string {
@@ -27,6 +36,8 @@ func recordName(typ byte) string {
 		return "SETTLE"
 	case recAttempt:
 		return "ATTEMPT"
+	case recAdmitInline:
+		return "ADMIT_INLINE"
 	}
 	return fmt.Sprintf("record type %d", typ)
 }
@@ -52,7 +63,7 @@ const (
 	// maxRecordBody caps a length read from disk before anything is
 	// allocated: a bigger length is corruption, never an allocation.
 	maxRecordBody = admitFixedLen + MaxTopicBytes + MaxContentTypeBytes +
-		MaxTraceparentBytes + MaxTracestateBytes
+		MaxTraceparentBytes + MaxTracestateBytes + MaxInlineBodyBytes
 	maxFrameLen = frameHeaderLen + maxRecordBody
 )
 
@@ -71,7 +82,11 @@ type record struct {
 	digest  [32]byte
 	bodyLen uint64
 	meta    Meta
+	inline  []byte // ADMIT_INLINE only: the body
 }
+
+// isAdmit reports whether r admits a message (ADMIT or ADMIT_INLINE).
+func (r *record) isAdmit() bool { return r.typ == recAdmit || r.typ == recAdmitInline }
 
 // errTruncated reports a frame that extends past the end of the data: the
 // shape of a write that was cut short.
@@ -102,7 +117,7 @@ func appendRecord(dst []byte, r *record) []byte {
 	dst[start+8] = r.typ
 	dst = binary.LittleEndian.AppendUint64(dst, r.seq)
 	switch r.typ {
-	case recAdmit:
+	case recAdmit, recAdmitInline:
 		dst = append(dst, r.digest[:]...)
 		dst = binary.LittleEndian.AppendUint64(dst, r.bodyLen)
 		for _, f := range r.meta.fields() {
@@ -113,6 +128,7 @@ func appendRecord(dst []byte, r *record) []byte {
 			dst = binary.LittleEndian.AppendUint16(dst, uint16(len(*f.val)))
 			dst = append(dst, *f.val...)
 		}
+		dst = append(dst, r.inline...) // empty unless ADMIT_INLINE
 	case recAttempt:
 		dst = binary.LittleEndian.AppendUint64(dst, r.count)
 	}
@@ -159,7 +175,7 @@ func frameBodyLen(header []byte) (int, error) {
 func decodeBody(typ byte, body []byte) (record, error) {
 	r := record{typ: typ}
 	switch typ {
-	case recAdmit:
+	case recAdmit, recAdmitInline:
 		return r, decodeAdmit(&r, body)
 	case recSettle:
 		if len(body) != 8 {
@@ -177,8 +193,9 @@ func decodeBody(typ byte, body []byte) (record, error) {
 	return r, nil
 }
 
-// decodeAdmit parses an ADMIT body into r, copying the metadata out of body
-// into one allocation so the caller may reuse its buffer.
+// decodeAdmit parses an ADMIT or ADMIT_INLINE body into r (r.typ says
+// which), copying the metadata and any inline body out of body into one
+// allocation so the caller may reuse its buffer.
 func decodeAdmit(r *record, body []byte) error {
 	if len(body) < admitFixedLen {
 		return fmt.Errorf("ADMIT body is %d bytes, shorter than its fixed fields", len(body))
@@ -186,6 +203,10 @@ func decodeAdmit(r *record, body []byte) error {
 	r.seq = binary.LittleEndian.Uint64(body)
 	copy(r.digest[:], body[8:40])
 	r.bodyLen = binary.LittleEndian.Uint64(body[40:])
+	inline := r.typ == recAdmitInline
+	if inline && r.bodyLen > MaxInlineBodyBytes {
+		return fmt.Errorf("ADMIT_INLINE body_len %d exceeds the inline cap %d", r.bodyLen, MaxInlineBodyBytes)
+	}
 	rest := body[48:]
 	strings := make([]byte, 0, len(rest))
 	for _, f := range r.meta.fields() {
@@ -207,6 +228,14 @@ func decodeAdmit(r *record, body []byte) error {
 		strings = append(strings, rest[:n]...)
 		*f.val, *f.has = strings[at:len(strings):len(strings)], true
 		rest = rest[n:]
+	}
+	if inline {
+		if uint64(len(rest)) != r.bodyLen {
+			return fmt.Errorf("ADMIT_INLINE holds %d body bytes, body_len says %d", len(rest), r.bodyLen)
+		}
+		at := len(strings)
+		strings = append(strings, rest...)
+		r.inline, rest = strings[at:len(strings):len(strings)], nil
 	}
 	if len(rest) != 0 {
 		return fmt.Errorf("ADMIT body has %d trailing bytes", len(rest))

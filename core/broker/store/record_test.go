@@ -21,14 +21,17 @@ func sampleRecords() []record {
 		{typ: recAdmit, seq: 7, meta: Meta{Topic: []byte{}, HasTopic: true, Tracestate: []byte("k=v"), HasTracestate: true}},
 		{typ: recSettle, seq: 42},
 		{typ: recAttempt, seq: 42, count: 3},
+		{typ: recAdmitInline, seq: 8, digest: [32]byte{4}, bodyLen: 3, inline: []byte("abc")},
+		{typ: recAdmitInline, seq: 9, inline: []byte{}},
+		{typ: recAdmitInline, seq: 10, bodyLen: MaxInlineBodyBytes, inline: bytes.Repeat([]byte("b"), MaxInlineBodyBytes), meta: full},
 	}
 }
 
 func TestRecordRoundTrip(t *testing.T) {
 	for _, want := range sampleRecords() {
 		frame := appendRecord(nil, &want)
-		if want.typ == recAdmit && want.meta.HasTracestate && len(want.meta.Tracestate) == MaxTracestateBytes && len(frame) != maxFrameLen {
-			t.Errorf("the largest ADMIT is %d bytes, maxFrameLen says %d", len(frame), maxFrameLen)
+		if len(want.inline) == MaxInlineBodyBytes && want.meta.HasTracestate && len(want.meta.Tracestate) == MaxTracestateBytes && len(frame) != maxFrameLen {
+			t.Errorf("the largest ADMIT_INLINE is %d bytes, maxFrameLen says %d", len(frame), maxFrameLen)
 		}
 		got, n, err := decodeRecord(append(frame, 0xAA)) // trailing bytes belong to the next frame
 		if err != nil || n != len(frame) {
@@ -61,6 +64,7 @@ func reframe(frame []byte) []byte {
 func TestDecodeRecordErrors(t *testing.T) {
 	admit := appendRecord(nil, &sampleRecords()[0])
 	settle := appendRecord(nil, &sampleRecords()[3])
+	inline := appendRecord(nil, &sampleRecords()[5])
 	edit := func(src []byte, f func(b []byte) []byte) []byte { return f(append([]byte(nil), src...)) }
 	tests := []struct {
 		name  string
@@ -84,6 +88,12 @@ func TestDecodeRecordErrors(t *testing.T) {
 			binary.LittleEndian.PutUint16(b[frameHeaderLen+48:], MaxTopicBytes+1)
 			return reframe(append(b, make([]byte, MaxTopicBytes+1)...))
 		}), "topic is 257 bytes"},
+		{"inline body shorter than body_len", edit(inline, func(b []byte) []byte { return reframe(b[:len(b)-1]) }),
+			"ADMIT_INLINE holds 2 body bytes, body_len says 3"},
+		{"inline body_len over the inline cap", edit(inline, func(b []byte) []byte {
+			binary.LittleEndian.PutUint64(b[frameHeaderLen+40:], MaxInlineBodyBytes+1)
+			return reframe(b)
+		}), "exceeds the inline cap"},
 		{"admit string past body", edit(admit, func(b []byte) []byte {
 			binary.LittleEndian.PutUint16(b[frameHeaderLen+48:], 10)
 			return reframe(b)

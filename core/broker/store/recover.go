@@ -48,7 +48,7 @@ func recoverQueue(dir string, p *payloads) (*recovered, error) {
 			limit = segs[i+1].first
 		}
 		apply := func(off int64, r *record) error {
-			if r.typ != recAdmit {
+			if !r.isAdmit() {
 				// A seq below the first segment was admitted in a purged one.
 				if r.seq > lastAdmit && r.seq >= segs[0].first {
 					return corruptf(seg.path, off, "%s names seq %d, never admitted", recordName(r.typ), r.seq)
@@ -68,8 +68,10 @@ func recoverQueue(dir string, p *payloads) (*recovered, error) {
 			}
 			lastAdmit = r.seq
 			if r.seq >= cell.lowWater {
-				rq.live[r.seq] = &Message{Seq: r.seq, Digest: r.digest, BodyLen: r.bodyLen, Meta: r.meta}
-				sites[r.seq] = admitSite{seg.path, off}
+				rq.live[r.seq] = &Message{Seq: r.seq, Digest: r.digest, BodyLen: r.bodyLen, Meta: r.meta, inline: r.inline}
+				if r.typ == recAdmit {
+					sites[r.seq] = admitSite{seg.path, off}
+				}
 			}
 			return nil
 		}
@@ -114,11 +116,15 @@ func (rq *recovered) cutTornTail(i int, seg segment, bad *badRecord) error {
 }
 
 // verifyPayloads checks every live message's payload file exists with the
-// length its ADMIT recorded (recovery step 4).
+// length its ADMIT recorded (recovery step 4). Inline bodies have no file
+// and were checked with their record's CRC.
 func (rq *recovered) verifyPayloads(p *payloads, sites map[uint64]admitSite) error {
 	sizes := make(map[[32]byte]int64)
 	for _, seq := range rq.seqs() {
 		m := rq.live[seq]
+		if m.isInline() {
+			continue
+		}
 		size, seen := sizes[m.Digest]
 		if !seen {
 			info, err := os.Stat(p.path(m.Digest))

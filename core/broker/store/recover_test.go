@@ -114,7 +114,7 @@ func buildSegmented(t *testing.T, n int) (string, []store.Message) {
 	q, _ := openQueue(t, s, store.Written)
 	var msgs []store.Message
 	for i := 0; i < n; i++ {
-		msgs = append(msgs, admit(t, q, bodyOf(i, 30), store.Meta{}))
+		msgs = append(msgs, admit(t, q, bodyOf(i, fileSized), store.Meta{}))
 	}
 	mustClose(t, s)
 	return dir, msgs
@@ -193,7 +193,7 @@ func TestUnreferencedPayloadsSwept(t *testing.T) {
 		dir := t.TempDir()
 		s := openStore(t, dir, store.Options{})
 		q, _ := openQueue(t, s, store.Written)
-		live := admit(t, q, []byte("live"), store.Meta{})
+		live := admit(t, q, bodyOf(1, fileSized), store.Meta{})
 		other, _, _ := s.OpenQueue([]byte("/other"), store.Written)
 		admit(t, other, []byte("other"), store.Meta{})
 		mustClose(t, s)

@@ -21,7 +21,7 @@ func TestSettledPayloadsRemovedInBatches(t *testing.T) {
 	q, _ := openQueue(t, s, store.Written)
 	var msgs []store.Message
 	for i := 0; i < batch+extra; i++ {
-		msgs = append(msgs, admit(t, q, bodyOf(i, 50), store.Meta{}))
+		msgs = append(msgs, admit(t, q, bodyOf(i, fileSized), store.Meta{}))
 	}
 	onDisk := func(m store.Message) bool {
 		_, err := os.Stat(store.PayloadPath(dir, m.Digest))
@@ -55,7 +55,7 @@ func TestClosedQueueRefuses(t *testing.T) {
 	s := openStore(t, dir, store.Options{})
 	defer s.Close()
 	q, _ := openQueue(t, s, store.Written)
-	m := admit(t, q, []byte("live"), store.Meta{})
+	m := admit(t, q, bodyOf(1, fileSized), store.Meta{})
 	b, err := q.NewBody()
 	if err != nil {
 		t.Fatal(err)

@@ -98,7 +98,9 @@ func (s *Store) recoverAll() error {
 			continue
 		}
 		for _, m := range rq.live {
-			s.payloads.retain(m.Digest)
+			if !m.isInline() {
+				s.payloads.retain(m.Digest)
+			}
 		}
 		s.recovered[e.Name()] = rq
 	}
