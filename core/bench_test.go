@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -280,27 +281,34 @@ func (w *weidaExchange) roundTrip(ctx context.Context) error {
 	return expectSize(rawquic.ReadMessage(in, w.reply))
 }
 
-// serveWeidaEcho is the responder: Accept, read the request, Reply with
-// reply, Finish. It reads into one reused buffer, as the raw twin
-// (rawquic.ServeEcho) does, so both do the same work per exchange; Collect
-// would add a fresh request-sized allocation and a copy the raw twin does
-// not make.
+// serveWeidaEcho is the responder: read the request, Reply with reply,
+// Finish. It uses Serve, so an exchange is answered on the goroutine that
+// accepted its stream, as the raw twin (rawquic.ServeEcho) answers it on its
+// accepting goroutine. It reads into reused buffers, as the raw twin does,
+// so both do the same work per exchange; Collect would add a fresh
+// request-sized allocation and a copy the raw twin does not make. A failed
+// exchange ends Serve and is returned.
 func serveWeidaEcho(ctx context.Context, a *weida.Acceptor, reply []byte) error {
-	buf := make([]byte, exchangeBytes+1)
-	for {
-		item, err := a.Accept(ctx)
-		if err != nil {
-			return err
-		}
+	ctx, fail := context.WithCancelCause(ctx)
+	defer fail(nil)
+	bufs := sync.Pool{New: func() any { b := make([]byte, exchangeBytes+1); return &b }}
+	err := a.Serve(ctx, func(item weida.Incoming) {
 		ex, ok := item.(*weida.IncomingExchange)
 		if !ok {
-			return fmt.Errorf("accepted a %T, want an exchange", item)
+			fail(fmt.Errorf("accepted a %T, want an exchange", item))
+			return
 		}
-		if err := answerWeida(ex, buf, reply); err != nil {
+		buf := bufs.Get().(*[]byte)
+		defer bufs.Put(buf)
+		if err := answerWeida(ex, *buf, reply); err != nil {
 			_ = ex.Close() // NO_REPLY when unanswered, so the requester fails too
-			return err
+			fail(err)
 		}
+	})
+	if cause := context.Cause(ctx); cause != ctx.Err() {
+		return cause // a handler failed
 	}
+	return err
 }
 
 func answerWeida(ex *weida.IncomingExchange, buf, reply []byte) error {

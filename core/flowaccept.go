@@ -2,6 +2,7 @@ package weida
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/weida-go/weida/core/errs"
 	"github.com/weida-go/weida/core/transport"
@@ -14,11 +15,26 @@ import (
 // connection and holds only its own bounded ring.
 type acceptorRoute struct {
 	*queueRoute
-	flows chan *transport.InFlow
+	flows  chan *transport.InFlow
+	depth  int
+	inline atomic.Pointer[inlineServer] // the running Serve, if any (acceptor.go)
 }
 
 func newAcceptorRoute(depth int) *acceptorRoute {
-	return &acceptorRoute{queueRoute: newQueueRoute(depth, true, true), flows: make(chan *transport.InFlow, depth)}
+	return &acceptorRoute{queueRoute: newQueueRoute(depth, true, true),
+		flows: make(chan *transport.InFlow, depth), depth: depth}
+}
+
+// enqueue implements route: while a Serve runs, an exchange is handled on
+// the transport goroutine that accepted it, with no queue hop or wake-up,
+// unless depth calls already are; anything else takes the queue.
+func (r *acceptorRoute) enqueue(it inbound) bool {
+	if it.ex != nil {
+		if s := r.inline.Load(); s != nil && !r.closed() && s.serve(it.ex) {
+			return true
+		}
+	}
+	return r.queueRoute.enqueue(it)
 }
 
 // enqueueFlow implements flowRoute.

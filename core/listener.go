@@ -170,14 +170,22 @@ func newQueueRoute(depth int, data, exchange bool) *queueRoute {
 func (q *queueRoute) acceptsData() bool     { return q.data }
 func (q *queueRoute) acceptsExchange() bool { return q.exchange }
 
+// closed reports whether close has begun.
+func (q *queueRoute) closed() bool {
+	select {
+	case <-q.done:
+		return true
+	default:
+		return false
+	}
+}
+
 func (q *queueRoute) enqueue(it inbound) bool {
 	// Fast path, the common case: the route is open and there is room or an
 	// Accept already waiting, which the send hands the item to directly. A
 	// one-channel try costs far less than the three-way select below.
-	select {
-	case <-q.done:
+	if q.closed() {
 		return false
-	default:
 	}
 	select {
 	case q.items <- it:
