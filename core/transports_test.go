@@ -188,7 +188,8 @@ func TestTransportsPeerLossIsConnectionLost(t *testing.T) {
 	forEachTransport(t, func(t *testing.T, tr testTransport) {
 		srvRT := runtimeWith(t, weida.Config{})
 		b := tr.bind(t, srvRT)
-		if _, err := b.Puller("/jobs"); err != nil {
+		pull, err := b.Puller("/jobs")
+		if err != nil {
 			t.Fatal(err)
 		}
 		push := pushpullPusher(t, testRuntime(t), []weida.EndpointOption{weida.WithReconnect(weida.ReconnectPolicy{Never: true})}, b.URL("/jobs"))
@@ -197,6 +198,13 @@ func TestTransportsPeerLossIsConnectionLost(t *testing.T) {
 			t.Fatal(err)
 		}
 		if _, err := out.Write([]byte("partial")); err != nil {
+			t.Fatal(err)
+		}
+		// The transfer must have reached the puller before the shutdown: a
+		// stream the server has not dispatched yet is refused with
+		// STOP_SENDING(SHUTDOWN) while it drains (PROTOCOL.md §11.8), a
+		// Rejected, not the connection loss this test is about.
+		if _, err := pull.RecvStream(ctxFor(t)); err != nil {
 			t.Fatal(err)
 		}
 		srvRT.Shutdown()
