@@ -90,8 +90,7 @@ func (c *Conn) start(ctx context.Context) error {
 		go c.acceptBidi()
 	}
 	if err := c.sendHello(); err != nil {
-		c.closeWith(wire.CodeInternal, "could not send HELLO")
-		return lossError(err)
+		return c.helloWriteFailed(err)
 	}
 	timer := time.NewTimer(c.cfg.Limits.HelloTimeout)
 	defer timer.Stop()
@@ -111,6 +110,26 @@ func (c *Conn) start(ctx context.Context) error {
 		return errs.Wrap(errs.KindCanceled, ctx.Err(), "connect abandoned")
 	}
 }
+
+// helloWriteFailed reports a HELLO that could not be written. A write
+// fails when the peer already closed, and a peer that refused this side's
+// HELLO (NEGOTIATION_FAILED) may close before writing its own: its close
+// says why far better than the broken write, so the close is awaited
+// briefly (it is already on its way) before the write error is reported.
+func (c *Conn) helloWriteFailed(err error) error {
+	grace := time.NewTimer(helloCloseGrace)
+	defer grace.Stop()
+	select {
+	case <-c.done:
+		return c.err
+	case <-grace.C:
+		c.closeWith(wire.CodeInternal, "could not send HELLO")
+		return lossError(err)
+	}
+}
+
+// helloCloseGrace bounds helloWriteFailed's wait for the peer's close.
+const helloCloseGrace = time.Second
 
 func (c *Conn) sendHello() error {
 	if c.local != nil {
