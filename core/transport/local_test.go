@@ -70,16 +70,34 @@ func dialLocal(t *testing.T, s *localServer, cfg Config, h Handler) (*Conn, erro
 	return c, err
 }
 
+// connectLocal starts a server and dials it, both with the default Config;
+// the start of most local tests, which only fail if it does.
+func connectLocal(t *testing.T, start func(*testing.T, Config) *localServer) (*localServer, *Conn) {
+	t.Helper()
+	s := start(t, NewConfig())
+	c, err := dialLocal(t, s, NewConfig(), newRecorder())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, c
+}
+
+// openTransfer opens a one-way transfer to the test endpoint.
+func openTransfer(t *testing.T, c *Conn) *OutStream {
+	t.Helper()
+	out, err := c.OpenUni(testContext(t), &wire.Data{Endpoint: wire.Some("/t")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // TestLocalNegotiation: HELLO is mandatory on local transports too; an
 // empty intersection fails negotiation on both sides, and datagram flows
 // are agreed only where both sides turned them on (local_flow_test.go).
 func TestLocalNegotiation(t *testing.T) {
 	forEachLocal(t, func(t *testing.T, start func(*testing.T, Config) *localServer) {
-		s := start(t, NewConfig())
-		c, err := dialLocal(t, s, NewConfig(), newRecorder())
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, c := connectLocal(t, start)
 		if a := c.Agreed(); a.Guarantees != wire.CoreGuarantees() || a.Datagrams {
 			t.Fatalf("agreed %+v, want core without datagrams (off by default)", a)
 		}
@@ -96,12 +114,8 @@ func TestLocalNegotiation(t *testing.T) {
 // receipt resolves once the FIN is in the peer's buffer.
 func TestLocalExchangeAndTransfer(t *testing.T) {
 	forEachLocal(t, func(t *testing.T, start func(*testing.T, Config) *localServer) {
-		s := start(t, NewConfig())
+		s, c := connectLocal(t, start)
 		s.h.answers.Store(true)
-		c, err := dialLocal(t, s, NewConfig(), newRecorder())
-		if err != nil {
-			t.Fatal(err)
-		}
 		out, reply, err := c.OpenBi(testContext(t), &wire.Data{Endpoint: wire.Some("/t")})
 		if err != nil {
 			t.Fatal(err)
@@ -157,15 +171,8 @@ func TestLocalExchangeAndTransfer(t *testing.T) {
 // is read as Canceled, never as a complete payload.
 func TestLocalCancelIsNeverAComplete(t *testing.T) {
 	forEachLocal(t, func(t *testing.T, start func(*testing.T, Config) *localServer) {
-		s := start(t, NewConfig())
-		c, err := dialLocal(t, s, NewConfig(), newRecorder())
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := c.OpenUni(testContext(t), &wire.Data{Endpoint: wire.Some("/t")})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, c := connectLocal(t, start)
+		out := openTransfer(t, c)
 		if _, err := out.Write([]byte("half")); err != nil {
 			t.Fatal(err)
 		}
@@ -174,8 +181,7 @@ func TestLocalCancelIsNeverAComplete(t *testing.T) {
 			t.Fatal(err)
 		}
 		out.Cancel()
-		_, err = io.ReadAll(in)
-		if !errors.Is(err, errs.ErrCanceled) {
+		if _, err := io.ReadAll(in); !errors.Is(err, errs.ErrCanceled) {
 			t.Fatalf("read of a canceled transfer: %v, want Canceled", err)
 		}
 	})
@@ -186,11 +192,7 @@ func TestLocalCancelIsNeverAComplete(t *testing.T) {
 // MaxParkedReverse); the next open waits until one completes.
 func TestLocalStreamCap(t *testing.T) {
 	forEachLocal(t, func(t *testing.T, start func(*testing.T, Config) *localServer) {
-		s := start(t, NewConfig())
-		c, err := dialLocal(t, s, NewConfig(), newRecorder())
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, c := connectLocal(t, start)
 		streams := MaxLocalStreams
 		if ul, ok := c.local.(*unixLink); ok {
 			waitFor(t, "every reverse connection to be parked", func() bool { return ul.slots.parkedNow() == MaxParkedReverse })
@@ -229,11 +231,7 @@ func TestLocalStreamCap(t *testing.T) {
 // stream only; on any other stream the connection closes.
 func TestLocalHelloOutsideControlIsAViolation(t *testing.T) {
 	forEachLocal(t, func(t *testing.T, start func(*testing.T, Config) *localServer) {
-		s := start(t, NewConfig())
-		c, err := dialLocal(t, s, NewConfig(), newRecorder())
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, c := connectLocal(t, start)
 		// The open itself may succeed or see the close, whichever comes first.
 		_, _ = c.OpenControl(testContext(t), wire.KindHello, &wire.Hello{})
 		select {
@@ -252,15 +250,8 @@ func TestLocalHelloOutsideControlIsAViolation(t *testing.T) {
 // reader sees a reset, never a complete payload.
 func TestLocalCancelUnblocksAWrite(t *testing.T) {
 	forEachLocal(t, func(t *testing.T, start func(*testing.T, Config) *localServer) {
-		s := start(t, NewConfig())
-		c, err := dialLocal(t, s, NewConfig(), newRecorder())
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := c.OpenUni(testContext(t), &wire.Data{Endpoint: wire.Some("/t")})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, c := connectLocal(t, start)
+		out := openTransfer(t, c)
 		wrote := make(chan error, 1)
 		go func() {
 			// Far beyond the window and any socket buffer: it blocks.

@@ -78,11 +78,7 @@ func TestUnixForeignMemberHelper(t *testing.T) {
 // live group's token is admitted from the process that holds the control
 // connection, and refused from another process (the kernel's pid differs).
 func TestUnixGroupMembersAreTheControlPrincipal(t *testing.T) {
-	s := localKinds[1].start(t, NewConfig())
-	c, err := dialLocal(t, s, NewConfig(), newRecorder())
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, c := connectLocal(t, localKinds[1].start)
 	link := c.local.(*unixLink)
 	if _, ok := link.peer(); !ok {
 		t.Skip("this platform reports no peer credentials")

@@ -9,13 +9,13 @@ from . import _loop
 from ._aio_cursors import Cursors, Reporter, open_ordering, reporting_value, send_ordering
 from ._aio_patterns import connect, ostream_value, request_value
 from ._aio_streams import IncomingStream, OutgoingStream, istream_with_meta
-from ._boundary import Bytes, bytes_arg, ceiling, deadline
+from ._boundary import Bytes, bytes_arg, ceiling
 from ._common import count_of, path_of
 from ._cursors import PROGRESS
 from ._ffi import lib
 from ._handle import Handle
 from ._stats import ConnectionStats, connection_stats
-from ._values import IncomingMeta, Survey, msg_value
+from ._values import IncomingMeta, Survey, msg_value, survey_args
 
 
 class Paired(Handle):
@@ -89,9 +89,7 @@ class Surveyor(Handle):
         """Asks every respondent and collects replies (each under
         ``max_reply_bytes``) until ``deadline_seconds``. Silence is counted
         in the result, not raised; no respondent is an empty survey."""
-        data, n = bytes_arg(payload)
-        args = (self._h, data, n, deadline(deadline_seconds, "deadline_seconds"),
-                ceiling(max_reply_bytes, "max_reply_bytes"))
+        args = (self._h, *survey_args(payload, deadline_seconds, max_reply_bytes))
         return await _loop.call(lib.weida_surveyor_survey_async, args, _survey, owned=1)
 
     def peer_count(self) -> int:

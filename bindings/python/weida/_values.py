@@ -8,7 +8,7 @@ from ctypes import byref, c_char_p, c_int, c_size_t, c_uint64, create_string_buf
 from typing import Optional, Sequence
 
 from . import _ffi
-from ._boundary import check, close, out_handle, read_text, take_bytes, text
+from ._boundary import bytes_arg, ceiling, check, close, deadline, out_handle, read_text, take_bytes, text
 from ._cursors import read_words
 from ._ffi import lib
 from ._handle import Handle
@@ -227,3 +227,10 @@ class Survey:
     def __repr__(self) -> str:
         return (f"Survey(replies={len(self.replies)}, asked={self.asked}, failed={self.failed}, "
                 f"late={self.late}, silent={self._silent})")
+
+
+def survey_args(payload: object, deadline_seconds: object, max_reply_bytes: object) -> tuple:
+    """A survey's C arguments after the surveyor handle, checked the same way
+    on both surfaces: (payload, payload length, deadline, reply ceiling)."""
+    data, n = bytes_arg(payload)
+    return data, n, deadline(deadline_seconds, "deadline_seconds"), ceiling(max_reply_bytes, "max_reply_bytes")

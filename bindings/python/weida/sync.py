@@ -34,7 +34,7 @@ from ._handle import Handle
 from ._stats import ConnectionStats, connection_stats
 from ._sync_cursors import Cursors, Reporter, recv_reporting, send_ordering
 from ._sync_radio import Dish, Radio, Segment
-from ._values import Identity, IncomingMeta, Survey, take_msg, take_payload
+from ._values import Identity, IncomingMeta, Survey, survey_args, take_msg, take_payload
 
 __all__ = [
     "Runtime", "Binding", "Requester", "Pusher", "Subscriber", "Replier", "Request", "Puller",
@@ -308,9 +308,7 @@ class Surveyor(Handle):
     def survey(self, payload: Bytes, deadline_seconds: float, max_reply_bytes: int) -> Survey:
         """Asks every respondent, collecting replies until the deadline;
         silence is counted, not raised."""
-        p, n = bytes_arg(payload)
-        h = out_handle(lib.weida_surveyor_survey, self._h, p, n, deadline(deadline_seconds, "deadline_seconds"),
-                       ceiling(max_reply_bytes, "max_reply_bytes"))
+        h = out_handle(lib.weida_surveyor_survey, self._h, *survey_args(payload, deadline_seconds, max_reply_bytes))
         return Survey._take(h)
 
     def peer_count(self) -> int:

@@ -57,25 +57,20 @@ func (s *bulkSink) Close() error {
 
 // bulkSender is a Pusher that Opens one transfer and streams into it.
 type bulkSender struct {
-	rt *weida.Runtime
-	p  *weida.Pusher
+	src *pusher
 }
 
 // DialBulk implements system.System.
 func (System) DialBulk(ctx context.Context, addr string) (system.BulkSender, error) {
-	rt, err := clientRuntime()
+	src, err := dialPusher(ctx, addr)
 	if err != nil {
 		return nil, err
 	}
-	p := rt.Pusher(weida.TrustByAddress())
-	if err := connectOrShutdown(ctx, rt, p.Connect, addr); err != nil {
-		return nil, err
-	}
-	return &bulkSender{rt: rt, p: p}, nil
+	return &bulkSender{src: src}, nil
 }
 
 func (b *bulkSender) Send(ctx context.Context, total int64, chunk []byte) error {
-	out, err := b.p.Open(ctx, weida.TransferMeta{})
+	out, err := b.src.p.Open(ctx, weida.TransferMeta{})
 	if err != nil {
 		return err
 	}
@@ -91,7 +86,4 @@ func (b *bulkSender) Send(ctx context.Context, total int64, chunk []byte) error 
 	return err
 }
 
-func (b *bulkSender) Close() error {
-	b.rt.Shutdown()
-	return nil
-}
+func (b *bulkSender) Close() error { return b.src.Close() }

@@ -54,6 +54,16 @@ type pusher struct {
 
 // DialSource implements system.System.
 func (System) DialSource(ctx context.Context, addr string) (system.Sender, error) {
+	p, err := dialPusher(ctx, addr)
+	if err != nil {
+		return nil, err // not p: a nil *pusher would make a non-nil Sender
+	}
+	return p, nil
+}
+
+// dialPusher makes a Pusher in its own runtime and connects it to addr;
+// the one-way source and the bulk sender both start this way.
+func dialPusher(ctx context.Context, addr string) (*pusher, error) {
 	rt, err := clientRuntime()
 	if err != nil {
 		return nil, err
