@@ -302,6 +302,36 @@ func endedUnderOpen(c *transport.Conn, err error) bool {
 	return err != nil && errs.KindOf(err) == errs.KindConnectionLost && c.Err() != nil
 }
 
+// openTransfer opens a one-way transfer on a live connection, picking again
+// when the picked one ended under the open (endedUnderOpen).
+func (d *dialer) openTransfer(ctx context.Context, meta TransferMeta) (*OutgoingTransfer, error) {
+	for {
+		c, err := d.live(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out, err := openTransfer(ctx, c, meta)
+		if !endedUnderOpen(c, err) {
+			return out, err
+		}
+	}
+}
+
+// openExchange opens an exchange on a live connection, picking again when
+// the picked one ended under the open (endedUnderOpen).
+func (d *dialer) openExchange(ctx context.Context, meta TransferMeta) (*OutgoingTransfer, *ReplyStream, error) {
+	for {
+		c, err := d.live(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		out, reply, err := openExchange(ctx, c, meta)
+		if !endedUnderOpen(c, err) {
+			return out, reply, err
+		}
+	}
+}
+
 // pickLocked returns a live connection, or a final error, or neither (wait).
 func (d *dialer) pickLocked() (*transport.Conn, *slot, error) {
 	if d.closed {

@@ -222,11 +222,7 @@ func (s *pairDialling) send(ctx context.Context, payload []byte, meta TransferMe
 }
 
 func (s *pairDialling) open(ctx context.Context, meta TransferMeta) (*OutgoingTransfer, error) {
-	c, err := s.d.live(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return openTransfer(ctx, c, meta)
+	return s.d.openTransfer(ctx, meta)
 }
 
 func (s *pairDialling) path() string {

@@ -38,11 +38,7 @@ func (p *Peer) Open(ctx context.Context, meta TransferMeta) (*OutgoingTransfer, 
 	if err := checkReportOrder(meta); err != nil { // cursors: refused before any wait
 		return nil, err
 	}
-	c, err := p.d.live(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return openTransfer(ctx, c, meta)
+	return p.d.openTransfer(ctx, meta)
 }
 
 // OpenBi opens an exchange: write the request to the OutgoingTransfer and
@@ -52,11 +48,7 @@ func (p *Peer) OpenBi(ctx context.Context, meta TransferMeta) (*OutgoingTransfer
 	if err := checkReportOrder(meta); err != nil { // cursors: refused before any wait
 		return nil, nil, err
 	}
-	c, err := p.d.live(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	return openExchange(ctx, c, meta)
+	return p.d.openExchange(ctx, meta)
 }
 
 // Close releases the endpoint's connections and stops its redials.

@@ -88,11 +88,7 @@ func (p *Pusher) Open(ctx context.Context, meta TransferMeta) (*OutgoingTransfer
 	if err := checkReportOrder(meta); err != nil { // cursors: refused before any wait
 		return nil, err
 	}
-	c, err := p.d.live(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return openTransfer(ctx, c, meta)
+	return p.d.openTransfer(ctx, meta)
 }
 
 // Dropped counts outbox bodies dropped by the OutboxDrop policy or lost

@@ -46,17 +46,7 @@ func (r *Requester) Open(ctx context.Context, meta TransferMeta) (*OutgoingTrans
 	if err := checkReportOrder(meta); err != nil { // cursors: refused before any wait
 		return nil, nil, err
 	}
-	for {
-		c, err := r.d.live(ctx)
-		if err != nil {
-			return nil, nil, err
-		}
-		out, reply, err := openExchange(ctx, c, meta)
-		if endedUnderOpen(c, err) {
-			continue // nothing went out: wait for the redial like any loss seen first
-		}
-		return out, reply, err
-	}
+	return r.d.openExchange(ctx, meta)
 }
 
 // Request sends payload as one request and returns the whole reply, read
