@@ -103,6 +103,9 @@ func TestProducerVanishingMidBodyLeavesNoHalfMessage(t *testing.T) {
 			if _, err := out.Write(make([]byte, 100<<10)); err != nil {
 				t.Fatal(err)
 			}
+			// The admission must have begun reading before the reset: a
+			// stream reset before its header arrived never reaches the queue.
+			tb.await(t, "/jobs", "the admission reading the body", func(q *queue) bool { return q.readBufs.lent.Load() == 1 })
 			out.Cancel()
 			tb.await(t, "/jobs", "the interrupted admission", func(q *queue) bool { return q.interrupted.Load() == 1 })
 			if s := tb.stats(t, "/jobs"); s.Ready != 0 || s.Bytes != 0 {
