@@ -54,7 +54,7 @@ Convert = Callable[[int, int], Any]
 class _Pending:
     """One operation in flight: everything the callback needs."""
 
-    __slots__ = ("inbox", "future", "convert", "owned", "keep", "end", "ended")
+    __slots__ = ("inbox", "future", "convert", "owned", "keep", "end", "ended", "settled")
 
     def __init__(self, inbox: "_Inbox", future: asyncio.Future, convert: Convert,
                  owned: int, keep: object, end: object) -> None:
@@ -65,9 +65,11 @@ class _Pending:
         self.keep = keep  # a buffer the library writes into until the callback
         self.end = end  # the value WEIDA_END stands for, or FAIL when it is unexpected
         self.ended: Optional[asyncio.Future] = None  # set once a canceled operation's outcome is in
+        self.settled = False  # the outcome is in (a canceled task may learn it only later)
 
     def settle(self, code: int, a: int, b: int, cause: str) -> None:
         """Completes the future on its loop's thread."""
+        self.settled = True
         fut = self.future
         if fut.done():  # cancelled while the library finished
             self.discard(code, a, b)
@@ -282,7 +284,9 @@ async def call(start: Callable[..., int], args: tuple, convert: Convert, owned: 
         return await future
     except asyncio.CancelledError:
         lib.weida_op_cancel(op.value)  # stale if it finished first: harmless
-        if queued and future.cancelled():
+        # The outcome may already have been drained between the cancel
+        # and this task resuming: then there is nothing left to wait for.
+        if queued and future.cancelled() and not pending.settled:
             # A queued outcome reaches no loop that has stopped watching,
             # so the task ends only once this loop has taken it (and
             # closed its results): a loop closing with canceled operations,
