@@ -16,7 +16,8 @@
 #
 # Needs Go and gcc; installs libzmq3-dev (and pkg-config) with apt-get when
 # missing. The bindings' rows need python3 and node on PATH and are skipped
-# (said in the report) without them.
+# (said in the report) without them; their server processes are the weida
+# CLI, built from this checkout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -97,6 +98,14 @@ stage_bindings() {
 }
 stage_bindings || true
 [ ${#bindings[@]} -gt 0 ] || bindings=(-weida-lib-missing "staging the bindings failed")
+# The bindings-vs-process rows run every client (Go, Python, Node) against
+# `weida serve --echo` and `--sink` processes of the CLI built here.
+echo "== building the weida CLI for the bindings' server processes"
+if (cd "$root" && go build -o "$work/bin/weida" ./cmd/weida); then
+	bindings+=(-weida-cli "$work/bin/weida")
+else
+	bindings+=(-weida-cli-missing "building the weida CLI (go build ./cmd/weida) failed")
+fi
 
 if [ "$mode" = smoke ]; then
 	echo "== smoke run: every workload, tiny counts"

@@ -1,11 +1,10 @@
 'use strict';
 /**
  * bench.js — the Node figures beside Go's BenchmarkExchange1KiB and
- * BenchmarkPush64B (core/bench_test.go) and bindings/python/bench.py: both
- * ends in one process over QUIC on loopback, one connection established
- * before the clock starts.
+ * BenchmarkPush64B (core/bench_test.go) and bindings/python/bench.py: one
+ * connection established before the clock starts, over QUIC on loopback.
  *
- *     node bench.js [--n N]
+ *     node bench.js [--n N] [--server thread|process] [--weida PATH]
  *
  *   reqrep_1k   one 1 KiB request and its 1 KiB echo, one after another:
  *               median and p99 round trip (µs), and round trips per second
@@ -14,17 +13,28 @@
  *               the median and p99 of one send)
  *   push_64b_x64  the same with 64 sends in flight at a time
  *
- * The echo replier and the draining puller run in a worker thread (as
- * Python's run on threads), so only the measured client shares the main
- * thread's event loop. Each figure is one JSON line
+ * By default (--server thread) the echo replier and the draining puller
+ * run in a worker thread of this process (as Python's run on threads), so
+ * only the measured client shares the main thread's event loop. With
+ * --server process they are instead two `weida serve` processes (--echo
+ * and --sink; the Go CLI, `go build -o /tmp/weida ./cmd/weida`, named by
+ * --weida or WEIDA_CLI), as bench.py's --server process: the client then
+ * shares nothing with the server, and the figures are the binding's
+ * client's alone. The sink writes every payload to its stdout; counting
+ * those bytes tells when it has read so many messages.
+ *
+ * Each figure is one JSON line
  * {"surface":"node","workload":...,"median_us":...,"p99_us":...,"msgs_per_s":...}
  * followed by a human-readable line.
  */
 const path = require('node:path');
+const { spawn } = require('node:child_process');
 const { Worker, isMainThread, parentPort, workerData } = require('node:worker_threads');
 
 const KIB = 1 << 10;
+const SMALL = 64;
 const WINDOW = 64;
+const USAGE = 'usage: node bench.js [--n N] [--server thread|process] [--weida PATH]';
 
 /** The package this script belongs to (a staged copy has its addon inside). */
 const weida = require(path.join(__dirname, 'index.js'));
@@ -60,6 +70,118 @@ async function serve() {
   ]);
 }
 
+/**
+ * The echo and sink in a worker thread (serve() above). expect(k), called
+ * before k messages are pushed, resolves once the puller has read them.
+ */
+async function threadServer() {
+  const worker = new Worker(__filename, { workerData: { serve: true } });
+  const messages = [];
+  let wake = null;
+  worker.on('message', (m) => {
+    messages.push(m);
+    if (wake) wake();
+  });
+  worker.on('error', (e) => {
+    console.error(e);
+    process.exit(1);
+  });
+  const next = async () => {
+    while (messages.length === 0) await new Promise((resolve) => { wake = resolve; });
+    wake = null;
+    return messages.shift();
+  };
+  const { echo, sink } = await next();
+  return {
+    echo,
+    sink,
+    expect(k) {
+      worker.postMessage({ expect: k });
+      return next();
+    },
+    stop() {
+      worker.postMessage({ stop: true });
+    },
+  };
+}
+
+/**
+ * threadServer()'s twin with `weida serve --echo` and `--sink` processes of
+ * the CLI at cli: each prints its dialling address as its first line of
+ * stdout, and the sink then writes every payload there, so counting its
+ * bytes tells when it has read so many messages.
+ */
+async function processServer(cli) {
+  let stopping = false;
+  const start = (role, urlPath, counted) => new Promise((resolve, reject) => {
+    const child = spawn(cli, ['serve', role, `weida://127.0.0.1:0${urlPath}`], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let head = Buffer.alloc(0);
+    let url = null;
+    child.on('error', (e) => reject(new Error(`starting ${cli} serve ${role}: ${e.message}`)));
+    child.on('exit', (code, signal) => {
+      if (url === null) {
+        reject(new Error(`${cli} serve ${role} ended (${signal ?? `exit ${code}`}) before printing its address`));
+      } else if (!stopping) {
+        console.error(`${cli} serve ${role} ended (${signal ?? `exit ${code}`}) during the run`);
+        process.exit(1);
+      }
+    });
+    child.stdout.on('data', (chunk) => {
+      if (url === null) {
+        head = Buffer.concat([head, chunk]);
+        const end = head.indexOf(0x0a);
+        if (end < 0) return;
+        url = head.subarray(0, end).toString().trim();
+        chunk = head.subarray(end + 1);
+        resolve({ child, url });
+      }
+      counted(chunk.length);
+    });
+  });
+  let read = 0;
+  let expected = 0;
+  let drained = null;
+  const echo = await start('--echo', '/echo', () => {});
+  const sink = await start('--sink', '/sink', (n) => {
+    read += n;
+    if (drained && read >= expected) {
+      drained();
+      drained = null;
+    }
+  });
+  return {
+    echo: echo.url,
+    sink: sink.url,
+    expect(k) {
+      expected += k * SMALL;
+      return new Promise((resolve) => {
+        if (read >= expected) resolve();
+        else drained = resolve;
+      });
+    },
+    stop() {
+      stopping = true;
+      echo.child.kill('SIGTERM');
+      sink.child.kill('SIGTERM');
+    },
+  };
+}
+
+/** The command line's options, or an error naming what is wrong. */
+function options(argv) {
+  const opts = { n: 3000, server: 'thread', weida: process.env.WEIDA_CLI || 'weida' };
+  for (let i = 0; i < argv.length; i += 2) {
+    const [name, value] = [argv[i], argv[i + 1]];
+    if (!['--n', '--server', '--weida'].includes(name)) throw new Error(`unknown argument ${name}; ${USAGE}`);
+    if (value === undefined) throw new Error(`${name} needs a value; ${USAGE}`);
+    if (name === '--n') opts.n = Number(value);
+    else opts[name.slice(2)] = value;
+  }
+  if (!Number.isInteger(opts.n) || opts.n < 1) throw new Error(`--n must be an integer of at least 1, got ${opts.n}`);
+  if (!['thread', 'process'].includes(opts.server)) throw new Error(`--server must be thread or process, got ${opts.server}`);
+  return opts;
+}
+
 /** The nearest-rank percentile of ascending values, as tests/bench computes Go's. */
 function percentile(sorted, q) {
   return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)];
@@ -87,31 +209,13 @@ const now = () => process.hrtime.bigint();
 const micros = (start, end) => Number(end - start) / 1e3;
 
 async function main() {
-  const at = process.argv.indexOf('--n');
-  const n = at >= 0 ? Number(process.argv[at + 1]) : 3000;
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--n must be an integer of at least 1, got ${process.argv[at + 1]}`);
-
-  const server = new Worker(__filename, { workerData: { serve: true } });
-  const messages = [];
-  let wake = null;
-  server.on('message', (m) => {
-    messages.push(m);
-    if (wake) wake();
-  });
-  server.on('error', (e) => {
-    console.error(e);
-    process.exit(1);
-  });
-  const next = async () => {
-    while (messages.length === 0) await new Promise((resolve) => { wake = resolve; });
-    wake = null;
-    return messages.shift();
-  };
-  const { echo, sink } = await next();
+  const { n, server: kind, weida: cli } = options(process.argv.slice(2));
+  console.log(`server: ${kind}`);
+  const server = kind === 'process' ? await processServer(cli) : await threadServer();
 
   const client = new weida.Runtime();
   const requester = client.requester(weida.Trust.byAddress());
-  await requester.connect(echo);
+  await requester.connect(server.echo);
   const body = Buffer.alloc(KIB);
   await requester.request(body, KIB); // warm
   const rtts = new Array(n);
@@ -124,39 +228,41 @@ async function main() {
   figures('reqrep_1k', rtts, n / (micros(begin, now()) / 1e6));
 
   const pusher = client.pusher(weida.Trust.byAddress());
-  await pusher.connect(sink);
-  server.postMessage({ expect: 1 });
-  await pusher.send(Buffer.alloc(64)); // warm
-  await next();
-  const small = Buffer.alloc(64);
+  await pusher.connect(server.sink);
+  const warm = server.expect(1);
+  await pusher.send(Buffer.alloc(SMALL));
+  await warm;
+  const small = Buffer.alloc(SMALL);
   const sends = new Array(n);
-  server.postMessage({ expect: n });
+  let drained = server.expect(n);
   let start = now();
   for (let i = 0; i < n; i++) {
     const t = now();
     await pusher.send(small);
     sends[i] = micros(t, now());
   }
-  await next();
+  await drained;
   figures('push_64b', sends, n / (micros(start, now()) / 1e6));
 
   const windows = Math.floor(n / WINDOW);
   if (windows > 0) { // a run shorter than one window has no windowed figure
-    server.postMessage({ expect: windows * WINDOW });
+    drained = server.expect(windows * WINDOW);
     start = now();
     for (let w = 0; w < windows; w++) {
       await Promise.all(Array.from({ length: WINDOW }, () => pusher.send(small)));
     }
-    await next();
+    await drained;
     figures(`push_64b_x${WINDOW}`, null, (windows * WINDOW) / (micros(start, now()) / 1e6));
   }
-  server.postMessage({ stop: true });
+  server.stop();
   // Nothing else is closed: idle handles do not keep the process alive.
 }
 
 if (isMainThread) {
   main().catch((error) => {
+    // The stack, then the message alone: tests/bench quotes the last lines.
     console.error(error);
+    console.error(`bench.js: ${error?.message ?? error}`);
     process.exit(1);
   });
 } else if (workerData?.serve) {

@@ -3,7 +3,7 @@
 //
 //	weida-bench run [-smoke] [-out results.json] [-only REGEXP] [-systems a,b] [-reps N] [-cpuprofile FILE] [-child-cpuprofile PREFIX]
 //	                [-repo DIR] [-weida-lib libweida.so | -weida-lib-missing REASON]
-//	                [-node-package DIR | -node-missing REASON]
+//	                [-node-package DIR | -node-missing REASON] [-weida-cli PATH | -weida-cli-missing REASON]
 //	weida-bench report -in results.json -md BENCHMARKS.md -plots DIR [-analysis FILE]
 //
 // "run" exits non-zero when any system failed any case; "child" is the
@@ -66,12 +66,14 @@ func run(ctx context.Context, args []string) error {
 	libMissing := fs.String("weida-lib-missing", "", "why there is no -weida-lib (said in the skipped bindings rows)")
 	nodePackage := fs.String("node-package", "", "a copy of bindings/node with its addon built, for bench.js (the Node rows are skipped without it)")
 	nodeMissing := fs.String("node-missing", "", "why there is no -node-package (said in the skipped Node rows)")
+	cli := fs.String("weida-cli", "", "the weida CLI (go build ./cmd/weida) whose serve processes the bindings-vs-process rows run against (skipped without it)")
+	cliMissing := fs.String("weida-cli-missing", "", "why there is no -weida-cli (said in the skipped rows)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	r := &harness.Runner{Plan: harness.FullPlan(), Log: os.Stderr, ChildProfile: *childProfile,
 		QueueRatios: all.QueueRatios(),
-		Bindings:    harness.Bindings{LibraryMissing: *libMissing, NodeMissing: *nodeMissing}}
+		Bindings:    harness.Bindings{LibraryMissing: *libMissing, NodeMissing: *nodeMissing, CLIMissing: *cliMissing}}
 	if *repo != "" {
 		abs, err := filepath.Abs(*repo)
 		if err != nil {
@@ -83,7 +85,7 @@ func run(ctx context.Context, args []string) error {
 	for _, p := range []struct {
 		flag      string
 		value, to *string
-	}{{"-weida-lib", lib, &r.Bindings.Library}, {"-node-package", nodePackage, &r.Bindings.NodePackage}} {
+	}{{"-weida-lib", lib, &r.Bindings.Library}, {"-node-package", nodePackage, &r.Bindings.NodePackage}, {"-weida-cli", cli, &r.Bindings.CLI}} {
 		if *p.value == "" {
 			continue
 		}

@@ -144,16 +144,11 @@ print('{"surface": "python-asyncio", "workload": "reqrep_1k", "median_us": 300, 
 		{caseID: "bindings/reqrep_1k", system: "python-asyncio", key: "p50_us", want: 300},
 		{caseID: "bindings/push_64b", system: "python-sync", key: "msgs_per_s", want: 30000},
 		{caseID: "bindings/push_64b", system: "Go", wantSkip: "did not measure oneway/64B/1p"},
-		{caseID: "bindings/push_64b", system: "python-asyncio", wantError: "printed no push_64b figures for python-asyncio"},
+		{caseID: "bindings/push_64b", system: "python-asyncio", wantError: "bench.py gave no push_64b figures for python-asyncio"},
 		{caseID: "bindings/push_64b", system: "node", wantSkip: "no Node package was staged"},
 	}
 	for _, tt := range tests {
-		var o *Outcome
-		for i := range g.Cases {
-			if g.Cases[i].ID == tt.caseID {
-				o = g.Cases[i].Outcome(tt.system)
-			}
-		}
+		o := caseOutcome(g, tt.caseID, tt.system)
 		switch {
 		case o == nil:
 			t.Errorf("%s has no outcome for %s", tt.caseID, tt.system)
@@ -185,4 +180,15 @@ func TestLastLinesKeepsTheLinesThatSaySomething(t *testing.T) {
 			t.Errorf("lastLines(%q, %d) = %q, want %q", tt.text, tt.n, got, tt.want)
 		}
 	}
+}
+
+// caseOutcome is system's outcome in g's case caseID, nil when either is
+// missing.
+func caseOutcome(g Group, caseID, system string) *Outcome {
+	for i := range g.Cases {
+		if g.Cases[i].ID == caseID {
+			return g.Cases[i].Outcome(system)
+		}
+	}
+	return nil
 }

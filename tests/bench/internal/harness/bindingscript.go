@@ -22,6 +22,7 @@ type bindingScript struct {
 	path        string   // the script as the report names it, in the repository
 	file        string   // the script this run runs
 	surfaces    []string // the "surface" values it prints
+	args        []string // after --n N: the server the script runs against
 	env         []string // added to the harness's environment
 	skipped     string   // why it does not run; empty when it does
 }
@@ -67,6 +68,11 @@ func (s *bindingScript) missing() string {
 	return ""
 }
 
+// source is s as a bindings group runs it.
+func (s bindingScript) source() figureSource {
+	return figureSource{name: s.path, surfaces: s.surfaces, skipped: s.skipped, measure: s.run}
+}
+
 // figureKey finds one line of a script's output: a surface's figures for
 // a workload.
 type figureKey struct{ surface, workload string }
@@ -84,7 +90,7 @@ type scriptLine struct {
 // run runs the script with ops operations per figure and returns its
 // figures by surface and workload, in the harness's keys.
 func (s *bindingScript) run(ctx context.Context, ops int) (map[figureKey]map[string]float64, error) {
-	cmd := exec.CommandContext(ctx, s.interpreter, s.file, "--n", strconv.Itoa(ops))
+	cmd := exec.CommandContext(ctx, s.interpreter, append([]string{s.file, "--n", strconv.Itoa(ops)}, s.args...)...)
 	// Outside the source tree, so a package is found only where the
 	// environment points and nothing is written beside the sources.
 	cmd.Dir = os.TempDir()

@@ -34,7 +34,13 @@ func (c *counter) received(n int, err error) {
 		}
 		c.mu.Unlock()
 	}
-	c.n.Add(1)
+	c.add(1)
+}
+
+// add counts k messages at once, for a receiver that sees bytes rather
+// than messages (a `weida serve --sink` process's stdout).
+func (c *counter) add(k int64) {
+	c.n.Add(k)
 	select {
 	case c.wake <- struct{}{}:
 	default:

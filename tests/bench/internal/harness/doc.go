@@ -8,11 +8,14 @@
 // on its stdin and stdout. The others run both ends in the harness process,
 // over loopback, as weida's own benchmarks do.
 //
-// Two groups have systems of their own (Group.Columns): the persistent
+// Three groups have systems of their own (Group.Columns): the persistent
 // queue, measured on each queue stack at each storage setting, and the
-// bindings, whose figures are the JSON lines each binding's benchmark
-// script prints (run as a subprocess), set beside the Go API's figures of
-// the same run.
+// bindings twice, whose figures are the JSON lines each binding's
+// benchmark script prints (run as a subprocess): once with both ends in
+// the script, set beside the Go API's figures of the same run, and once
+// with only the client in the script, against `weida serve` processes of
+// the Go CLI, set beside the Go API's client against the same kind of
+// process, measured in the same repetitions.
 //
 // Systems take turns within each repetition (rep 1 of every system, then
 // rep 2, …), so a change in the machine's background load spreads over all

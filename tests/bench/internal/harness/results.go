@@ -37,12 +37,22 @@ type Group struct {
 	// Ratios are the pairs the group's section compares, for a group with
 	// its own Columns.
 	Ratios []Ratio `json:"ratios,omitempty"`
+	// Differences are the pairs whose difference the group's section
+	// shows, for its headline costs (↓): what one column adds to each
+	// operation over another.
+	Differences []Difference `json:"differences,omitempty"`
 }
 
 // Ratio names a quotient a report shows: Of's figure over Over's.
 type Ratio struct {
 	Of   string `json:"of"`
 	Over string `json:"over"`
+}
+
+// Difference names a difference a report shows: Of's figure less Less's.
+type Difference struct {
+	Of   string `json:"of"`
+	Less string `json:"less"`
 }
 
 // SystemsOf is the systems g's cases were measured on: its own Columns,

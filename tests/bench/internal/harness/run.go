@@ -48,6 +48,7 @@ func (r *Runner) Run(ctx context.Context, command string, smoke bool) *Results {
 	}
 	for _, group := range []func(context.Context) Group{
 		r.reqrepGroup, r.onewayGroup, r.fanoutGroup, r.bulkGroup, r.connectGroup, r.idleGroup, r.queueGroup, r.bindingsGroup,
+		r.bindingsVsProcessGroup,
 	} {
 		if ctx.Err() != nil {
 			break

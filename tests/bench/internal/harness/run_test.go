@@ -58,7 +58,8 @@ func TestSmokeRunMeasuresEveryCase(t *testing.T) {
 		t.Fatalf("%d failures: %s", res.Failures, errorsOf(res))
 	}
 	want := map[string]int{"reqrep": len(plan.ReqRepSizes), "oneway": len(plan.OneWay),
-		"fanout": len(plan.FanOutSubscribers), "bulk": 1, "connect": 1, "idle": 1, "bindings": len(bindingWorkloads)}
+		"fanout": len(plan.FanOutSubscribers), "bulk": 1, "connect": 1, "idle": 1,
+		"bindings": len(bindingWorkloads), "bindings-vs-process": len(bindingWorkloads)}
 	for _, g := range res.Groups {
 		if len(g.Cases) != want[g.ID] {
 			t.Errorf("group %s has %d cases, want %d", g.ID, len(g.Cases), want[g.ID])

@@ -96,3 +96,43 @@ func TestQueuePlotIsDrawnOnlyWhenSomethingWasMeasured(t *testing.T) {
 		})
 	}
 }
+
+func TestADifferenceTableSubtractsTheCostsOnly(t *testing.T) {
+	latency := harness.Metric{Key: "p50_us", Label: "median", Unit: "µs", LowerIsBetter: true, Headline: true}
+	perOp := harness.Metric{Key: "us_per_op", Label: "time per operation", Unit: "µs", LowerIsBetter: true, Headline: true}
+	rate := harness.Metric{Key: "msgs_per_s", Label: "messages/s", Unit: "/s", Headline: true}
+	res := &harness.Results{Groups: []harness.Group{{ID: "bindings-vs-process", Title: "Client cost",
+		Metrics: []harness.Metric{latency, perOp, rate}, Columns: []string{"Go", "python-sync", "node"},
+		Differences: []harness.Difference{{Of: "python-sync", Less: "Go"}, {Of: "node", Less: "Go"}},
+		Cases: []harness.Case{
+			{ID: "b/reqrep_1k", Label: "1 KiB Req/Rep", Systems: []harness.Outcome{
+				{System: "Go", Summary: map[string]float64{"p50_us": 100, "us_per_op": 110, "msgs_per_s": 9000}},
+				{System: "python-sync", Summary: map[string]float64{"p50_us": 250, "us_per_op": 260, "msgs_per_s": 4000}},
+				{System: "node", Summary: map[string]float64{"p50_us": 90, "us_per_op": 110}},
+			}},
+			{ID: "b/push_64b", Label: "64 B push", Systems: []harness.Outcome{
+				{System: "Go", Summary: map[string]float64{"us_per_op": 20}},
+				{System: "python-sync", Summary: map[string]float64{"us_per_op": 66.5}},
+				{System: "node", Error: "bench.js crashed"},
+			}},
+		}}}}
+	var b bytes.Buffer
+	w := &writer{b: &b, res: res}
+	w.groupSection(&res.Groups[0])
+	got := b.String()
+	for _, want := range []string{
+		"| Case | Figure | python-sync − Go | node − Go |",
+		"| 1 KiB Req/Rep | median (µs) ↓ | +150 µs | −10.0 µs |",
+		"| 1 KiB Req/Rep | time per operation (µs) ↓ | +150 µs | 0 µs |",
+		"| 64 B push | time per operation (µs) ↓ | +46.5 µs | — |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the section lacks %q:\n%s", want, got)
+		}
+	}
+	for _, unwanted := range []string{"| 64 B push | median (µs) ↓ | —", "| messages/s ↑ | +"} {
+		if strings.Contains(got, unwanted) {
+			t.Errorf("the section holds %q (a row no pair has, or a rate subtracted):\n%s", unwanted, got)
+		}
+	}
+}

@@ -56,3 +56,15 @@ func withUnit(v, unit string) string {
 
 // cell escapes text for a Markdown table cell.
 func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// signed formats a difference as number does, always with its sign:
+// +12.3, −0.456, 0.
+func signed(v float64) string {
+	switch {
+	case v > 0:
+		return "+" + number(v)
+	case v < 0:
+		return "−" + number(-v)
+	}
+	return number(v)
+}

@@ -208,9 +208,9 @@ func (w *writer) commands() {
 }
 
 // outFlag is a path in a recorded command (the results file, the
-// repository, the library for the bindings): temporary or local, noise in
-// the report.
-var outFlag = regexp.MustCompile(` -(out|repo|weida-lib|node-package) \S+`)
+// repository, the library and the CLI for the bindings): temporary or
+// local, noise in the report.
+var outFlag = regexp.MustCompile(` -(out|repo|weida-lib|node-package|weida-cli) \S+`)
 
 func roughMinutes(res *harness.Results) string {
 	if res.Smoke {
@@ -266,6 +266,7 @@ func (w *writer) groupSection(g *harness.Group) {
 		w.p("")
 	}
 	w.ratioTable(g)
+	w.differenceTable(g)
 	for _, pl := range w.plots {
 		if pl.Group == g.ID {
 			w.p("![%s](%s)", pl.Caption, path.Join(w.plotPath, pl.File))

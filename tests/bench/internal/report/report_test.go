@@ -22,6 +22,20 @@ func TestNumber(t *testing.T) {
 	}
 }
 
+func TestSigned(t *testing.T) {
+	tests := []struct {
+		v    float64
+		want string
+	}{
+		{0, "0"}, {12.345, "+12.3"}, {-0.456, "−0.456"}, {-12345, "−12.3 k"},
+	}
+	for _, tt := range tests {
+		if got := signed(tt.v); got != tt.want {
+			t.Errorf("signed(%v) = %q, want %q", tt.v, got, tt.want)
+		}
+	}
+}
+
 // results builds a run with one group whose primary metric is given.
 func results(m harness.Metric, figures map[string]float64, failed ...string) *harness.Results {
 	c := harness.Case{ID: "g/x", Label: "x"}
