@@ -36,14 +36,12 @@ func (l *Listener) connClosed(c *transport.Conn) {
 	l.subs.dropConn(c)
 	l.joins.dropConn(c)
 	l.fresh.forget(c)
-	l.mu.RLock()
 	var watchers []subscriberWatcher
-	for _, r := range l.routes {
+	for _, r := range l.routeSnapshot() {
 		if w, ok := r.(subscriberWatcher); ok {
 			watchers = append(watchers, w)
 		}
 	}
-	l.mu.RUnlock()
 	for _, w := range watchers {
 		w.subscriberGone(c)
 	}

@@ -32,13 +32,13 @@ func (e *IncomingExchange) Request() *IncomingTransfer { return &e.req }
 // requester then reports toward this side on a stream of its own, and the
 // reply half still carries exactly one DATA frame (PROTOCOL.md §8.3.5).
 func (e *IncomingExchange) Reply(meta TransferMeta) (*OutgoingTransfer, error) {
-	h := lendHeader(meta.header(""))
-	defer returnHeader(h)
-	report, err := orderReport(e.ex.Conn(), meta.Report, h)
+	var h wire.Data // on the stack: the transport encodes it without keeping it
+	meta.writeHeader(&h, "")
+	report, err := orderReport(e.ex.Conn(), meta.Report, &h)
 	if err != nil {
 		return nil, err
 	}
-	out, err := e.ex.Reply(h)
+	out, err := e.ex.Reply(&h)
 	if err != nil {
 		report.cancel()
 		return nil, err
@@ -73,7 +73,7 @@ func (e *IncomingExchange) Close() error {
 
 // ReplyStream is the requester's side of an exchange's reply.
 type ReplyStream struct {
-	half *transport.ReplyHalf
+	half transport.ReplyHalf // set up by the transport in place (openExchange)
 	// in is the reply transfer Recv hands out, allocated with the stream;
 	// inTaken makes sure it is handed out once.
 	in      IncomingTransfer
@@ -105,23 +105,24 @@ func (r *ReplyStream) Close() error {
 // openExchange opens an exchange on c to c's dialled path, with the report
 // meta orders on the request, if any.
 func openExchange(ctx context.Context, c *transport.Conn, meta TransferMeta) (*OutgoingTransfer, *ReplyStream, error) {
-	h := lendHeader(meta.header(c.Path()))
-	defer returnHeader(h)
-	report, err := orderReport(c, meta.Report, h)
+	var h wire.Data // on the stack: the transport encodes it without keeping it
+	meta.writeHeader(&h, c.Path())
+	report, err := orderReport(c, meta.Report, &h)
 	if err != nil {
 		return nil, nil, err
 	}
-	out, reply, err := c.OpenBi(ctx, h)
-	if err != nil {
+	// Both halves of both layers in one allocation: they live as long as
+	// the exchange. (Small enough for one size class: over 512 bytes the
+	// runtime adds an 8-byte header, and 768 is a class boundary.)
+	halves := &struct {
+		out       OutgoingTransfer
+		outStream transport.OutStream
+		reply     ReplyStream
+	}{}
+	if err := c.OpenBiInto(ctx, &h, &halves.outStream, &halves.reply.half); err != nil {
 		report.cancel()
 		return nil, nil, err
 	}
-	// Both halves in one allocation: they live as long as the exchange.
-	halves := &struct {
-		out   OutgoingTransfer
-		reply ReplyStream
-	}{}
-	halves.reply.half = reply
-	halves.out.init(out, report)
+	halves.out.init(&halves.outStream, report)
 	return &halves.out, &halves.reply, nil
 }

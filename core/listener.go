@@ -2,7 +2,9 @@ package weida
 
 import (
 	"context"
+	"maps"
 	"sync"
+	"sync/atomic"
 
 	"github.com/weida-go/weida/core/errs"
 	"github.com/weida-go/weida/core/identity"
@@ -14,9 +16,12 @@ import (
 // exactly; each path has one registration. Every binding of the listener
 // serves the same paths.
 type Listener struct {
-	rt     *Runtime
-	mu     sync.RWMutex
-	routes map[string]route
+	rt *Runtime
+	mu sync.Mutex // serializes registrations
+	// routes maps paths to registrations. A registration copies the map
+	// and swaps it in, so the per-stream lookup is one atomic load, with no
+	// lock shared by every stream of every connection.
+	routes atomic.Pointer[map[string]route]
 	subs   subscriptions  // SUBSCRIBE state of accepted connections (subscriptions.go)
 	joins  joinTable      // the terms dishes stated with their joins (radiojoin.go)
 	fresh  freshTable     // segment numbers seen per connection and topic (segmentfresh.go)
@@ -24,7 +29,9 @@ type Listener struct {
 }
 
 func newListener(rt *Runtime) *Listener {
-	return &Listener{rt: rt, routes: make(map[string]route)}
+	l := &Listener{rt: rt}
+	l.routes.Store(&map[string]route{})
+	return l
 }
 
 // route is what a registration does with inbound streams at its path.
@@ -62,33 +69,36 @@ func (l *Listener) register(path string, r route) error {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, taken := l.routes[path]; taken {
+	routes := *l.routes.Load()
+	if _, taken := routes[path]; taken {
 		return errs.New(errs.KindAlreadyRegistered, "the path %q is already registered", path)
 	}
-	l.routes[path] = r
+	next := maps.Clone(routes)
+	next[path] = r
+	l.routes.Store(&next)
 	return nil
 }
 
 func (l *Listener) unregister(path string, r route) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.routes[path] == r {
-		delete(l.routes, path)
+	if routes := *l.routes.Load(); routes[path] == r {
+		next := maps.Clone(routes)
+		delete(next, path)
+		l.routes.Store(&next)
 	}
 }
 
-func (l *Listener) lookup(path string) route {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	return l.routes[path]
-}
+func (l *Listener) lookup(path string) route { return (*l.routes.Load())[path] }
+
+// routeSnapshot is every registration at one moment; never written.
+func (l *Listener) routeSnapshot() map[string]route { return *l.routes.Load() }
 
 func (l *Listener) closeRoutes() {
 	l.mu.Lock()
-	routes := l.routes
-	l.routes = map[string]route{}
+	routes := l.routes.Swap(&map[string]route{})
 	l.mu.Unlock()
-	for _, r := range routes {
+	for _, r := range *routes {
 		r.close()
 	}
 }

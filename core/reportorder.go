@@ -70,6 +70,9 @@ func (o ReportOrder) validate() (cursor.Order, error) {
 // 9-11 into h. It returns nil when nothing is ordered. A transfer that then
 // fails to open must close what it returned.
 func orderReport(c *transport.Conn, order ReportOrder, h *wire.Data) (*reportFeed, error) {
+	if order.ordersNothing() {
+		return nil, nil // the zero order of almost every transfer, without building an Order
+	}
 	o, err := order.validate()
 	if err != nil || o.Empty() {
 		return nil, err
@@ -89,8 +92,17 @@ func orderReport(c *transport.Conn, order ReportOrder, h *wire.Data) (*reportFee
 // checkReportOrder refuses a bad order (Protocol) before an Open looks for
 // a connection, so bad input never waits on the network.
 func checkReportOrder(meta TransferMeta) error {
+	if meta.Report.ordersNothing() {
+		return nil
+	}
 	_, err := meta.Report.validate()
 	return err
+}
+
+// ordersNothing reports whether o is valid and empty: no levels, and a
+// mode validate accepts.
+func (o ReportOrder) ordersNothing() bool {
+	return len(o.Levels) == 0 && (o.Mode == Progress || o.Mode == FinalOnly)
 }
 
 // refuseReportOrder is the check of the whole-payload calls that hand back

@@ -51,6 +51,12 @@ func (m TransferMeta) whole(n int) TransferMeta {
 // by orderReport, because its id comes from the transfer's connection.
 func (m TransferMeta) header(endpoint string) wire.Data {
 	var d wire.Data
+	m.writeHeader(&d, endpoint)
+	return d
+}
+
+// writeHeader sets the keys header would in d, a zero header.
+func (m *TransferMeta) writeHeader(d *wire.Data, endpoint string) {
 	if endpoint != "" {
 		d.Endpoint = wire.Some(endpoint)
 	}
@@ -72,7 +78,6 @@ func (m TransferMeta) header(endpoint string) wire.Data {
 	if m.Producer != (Fingerprint{}) {
 		d.Producer = wire.Some([wire.ProducerLen]byte(m.Producer))
 	}
-	return d
 }
 
 // OutgoingTransfer is one outgoing stream half: write the payload, then
@@ -354,14 +359,14 @@ func openTransfer(ctx context.Context, c *transport.Conn, meta TransferMeta) (*O
 // openTransferAt opens a one-way transfer on c addressed to path, with the
 // report meta orders, if any.
 func openTransferAt(ctx context.Context, c *transport.Conn, path string, meta TransferMeta) (*OutgoingTransfer, error) {
-	h := lendHeader(meta.header(path))
-	defer returnHeader(h)
-	report, err := orderReport(c, meta.Report, h)
+	var h wire.Data // on the stack: the transport encodes it without keeping it
+	meta.writeHeader(&h, path)
+	report, err := orderReport(c, meta.Report, &h)
 	if err != nil {
 		return nil, err
 	}
-	seqNumber(c, h)
-	out, err := c.OpenUni(ctx, h)
+	seqNumber(c, &h)
+	out, err := c.OpenUni(ctx, &h)
 	if err != nil {
 		report.cancel()
 		return nil, err

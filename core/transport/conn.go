@@ -41,6 +41,10 @@ type Conn struct {
 
 	reports *cursor.Registry[ReportSink] // report ids this side handed out (reports.go)
 
+	replyWatches replyWatches // the contexts replies are awaited under (replywatch.go)
+	// lastEndpoint is the path of the latest inbound stream (decodeInbound).
+	lastEndpoint atomic.Pointer[string]
+
 	closeOnce   sync.Once
 	toldHandler sync.Once // Handler.Closed runs once, after closeOnce
 	done        chan struct{}
@@ -178,6 +182,11 @@ func (c *Conn) onHello(hdr []byte) {
 // awaitNegotiated parks a stream until negotiation succeeded (PROTOCOL.md
 // §3.2); false means the connection is unusable and the stream is dropped.
 func (c *Conn) awaitNegotiated() bool {
+	select { // the usual case, settled long ago: one check, no two-way select
+	case <-c.negotiated:
+		return c.negErr == nil
+	default:
+	}
 	select {
 	case <-c.negotiated:
 		return c.negErr == nil
@@ -217,6 +226,7 @@ func (c *Conn) end(e *errs.Error) {
 		close(c.done)
 		c.receipts.fail(e)
 		c.reports.Close()
+		c.replyWatches.close()
 	})
 }
 

@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/quic-go/quic-go/qlog"
 
@@ -26,11 +27,11 @@ const (
 // buffered data when the connection closes.
 type creditTracker struct {
 	mu      sync.Mutex
-	client  bool     // this side dialled: the peer's parameters are the server's
-	known   bool     // the peer's transport parameters were seen
-	limit   [2]int64 // the peer's initial limits
-	granted [2]int64 // the highest stream count the peer allowed
-	opened  [2]int64 // streams this side opened
+	client  bool            // this side dialled: the peer's parameters are the server's
+	known   bool            // the peer's transport parameters were seen
+	limit   [2]int64        // the peer's initial limits
+	granted [2]int64        // the highest stream count the peer allowed
+	opened  [2]atomic.Int64 // streams this side opened; counted without mu on every open
 	// changed is closed on the next change; made only while someone waits
 	// (a graceful close), since MAX_STREAMS arrives for every few streams.
 	changed chan struct{}
@@ -66,11 +67,7 @@ func (ct *creditTracker) onMaxStreams(f *qlog.MaxStreamsFrame) {
 	}
 }
 
-func (ct *creditTracker) countOpened(t int) {
-	ct.mu.Lock()
-	ct.opened[t]++
-	ct.mu.Unlock()
-}
+func (ct *creditTracker) countOpened(t int) { ct.opened[t].Add(1) }
 
 func (ct *creditTracker) notifyLocked() {
 	if ct.changed != nil {
@@ -81,8 +78,8 @@ func (ct *creditTracker) notifyLocked() {
 
 // consumedLocked reports whether the peer completed every stream we opened.
 func (ct *creditTracker) consumedLocked() bool {
-	return ct.known && ct.granted[streamUni]-ct.limit[streamUni] >= ct.opened[streamUni] &&
-		ct.granted[streamBidi]-ct.limit[streamBidi] >= ct.opened[streamBidi]
+	return ct.known && ct.granted[streamUni]-ct.limit[streamUni] >= ct.opened[streamUni].Load() &&
+		ct.granted[streamBidi]-ct.limit[streamBidi] >= ct.opened[streamBidi].Load()
 }
 
 // AwaitPeerConsumed waits until the peer application has completed every

@@ -2,8 +2,6 @@ package transport
 
 import (
 	"context"
-	"io"
-	"sync"
 
 	"github.com/quic-go/quic-go"
 
@@ -108,6 +106,15 @@ func (c *Conn) serveUni(s recvHalf) {
 		s.CancelRead(quic.StreamErrorCode(wire.CodeShutdown))
 		return
 	}
+	if p.Kind == wire.KindData {
+		d, readErr, err := c.readDataHeader(s, p)
+		if readErr == nil {
+			if err = c.dispatchDecodedData(d, err, s); err != nil {
+				c.violation(err.Error())
+			}
+		}
+		return
+	}
 	hdr, err := c.readHeaderBody(s, p)
 	if err != nil {
 		return
@@ -167,11 +174,17 @@ func (c *Conn) dispatchUni(kind wire.Kind, hdr []byte, s recvHalf) {
 
 func (c *Conn) dispatchData(hdr []byte, s recvHalf) error {
 	d, err := wire.DecodeData(hdr)
-	if err == nil {
-		err = d.CheckInitiating()
+	return c.dispatchDecodedData(d, err, s)
+}
+
+// dispatchDecodedData hands on a uni DATA stream whose header was decoded
+// into d, decodeErr being the decoder's verdict.
+func (c *Conn) dispatchDecodedData(d wire.Data, decodeErr error, s recvHalf) error {
+	if decodeErr == nil {
+		decodeErr = d.CheckInitiating()
 	}
-	if err != nil {
-		return err
+	if decodeErr != nil {
+		return decodeErr
 	}
 	c.handler.Data(c, newInStream(c, s, d))
 	return nil
@@ -209,6 +222,10 @@ func (c *Conn) dispatchFlow(hdr []byte, s recvHalf) error { return c.serveFlow(h
 
 // serveBidi handles an exchange: only DATA may open its initiating half.
 func (c *Conn) serveBidi(s *quic.Stream) {
+	if c.readsAhead() {
+		c.serveBidiAhead(s)
+		return
+	}
 	p, err := c.readPreamble(s)
 	if err != nil {
 		return
@@ -227,11 +244,10 @@ func (c *Conn) serveBidi(s *quic.Stream) {
 		s.CancelWrite(quic.StreamErrorCode(wire.CodeShutdown))
 		return
 	}
-	hdr, err := c.readHeaderBody(s, p)
-	if err != nil {
+	d, readErr, err := c.readDataHeader(s, p)
+	if readErr != nil {
 		return
 	}
-	d, err := wire.DecodeData(hdr)
 	if err == nil {
 		err = d.CheckInitiating()
 	}
@@ -242,51 +258,43 @@ func (c *Conn) serveBidi(s *quic.Stream) {
 	c.handler.Exchange(c, newExchange(c, s, d))
 }
 
-// readPreamble reads only the preamble (PROTOCOL.md §5.1), so a parked
-// stream holds at most these bytes. Violations close the connection.
-func (c *Conn) readPreamble(r io.Reader) (wire.Preamble, error) {
-	bp := preambleBuffers.Get().(*[wire.MaxPreambleLen]byte)
-	defer preambleBuffers.Put(bp)
-	b := bp[:]
-	if _, err := io.ReadFull(r, b[:3]); err != nil {
-		return wire.Preamble{}, c.streamEnded(err, "stream ended inside the preamble")
+// readsAhead reports whether a new stream may read ahead (lookahead.go):
+// negotiation succeeded and no drain began.
+func (c *Conn) readsAhead() bool {
+	select {
+	case <-c.negotiated:
+		return c.negErr == nil && !c.draining.Load()
+	default:
+		return false
 	}
-	n := 2 + 1<<(b[2]>>6)
-	if n > 3 {
-		if _, err := io.ReadFull(r, b[3:n]); err != nil {
-			return wire.Preamble{}, c.streamEnded(err, "stream ended inside the preamble")
-		}
+}
+
+// serveBidiAhead is serveBidi on a negotiated connection: the request's
+// head and first payload bytes in one read.
+func (c *Conn) serveBidiAhead(s *quic.Stream) {
+	p, hdr, la, err := c.readHeadAhead(s, true)
+	if err == errNotData {
+		c.violation("a bidi stream must open with DATA, not kind " + kindName(p.Kind))
+		return
 	}
-	p, _, err := wire.ParsePreamble(b[:n], c.cfg.Limits.MaxHeaderBytes)
 	if err != nil {
+		return
+	}
+	ex := new(Exchange)
+	err = c.decodeInbound(&ex.in.Header, hdr)
+	if err == nil {
+		err = ex.in.Header.CheckInitiating()
+	}
+	if err != nil {
+		if la != nil {
+			la.release()
+		}
 		c.violation(err.Error())
-		return wire.Preamble{}, err
+		return
 	}
-	return p, nil
-}
-
-// preambleBuffers avoid one heap allocation per stream: a buffer handed to
-// io.ReadFull escapes.
-var preambleBuffers = sync.Pool{New: func() any { return new([wire.MaxPreambleLen]byte) }}
-
-// readHeaderBody reads header_len bytes; the length was capped by
-// ParsePreamble before this allocation.
-func (c *Conn) readHeaderBody(r io.Reader, p wire.Preamble) ([]byte, error) {
-	hdr := make([]byte, p.HeaderLen)
-	if _, err := io.ReadFull(r, hdr); err != nil {
-		return nil, c.streamEnded(err, "stream ended inside the header")
-	}
-	return hdr, nil
-}
-
-// streamEnded turns a FIN inside a preamble or header into a violation (spec
-// README decision); a reset or a lost connection just ends the stream.
-func (c *Conn) streamEnded(err error, reason string) error {
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		c.violation(reason)
-		return &wire.ViolationError{Reason: reason}
-	}
-	return err
+	ex.init(c, s)
+	ex.in.attach(la)
+	c.handler.Exchange(c, ex)
 }
 
 func kindName(k wire.Kind) string {

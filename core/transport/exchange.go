@@ -25,10 +25,17 @@ type Exchange struct {
 }
 
 func newExchange(c *Conn, s bidiHalf, h wire.Data) *Exchange {
-	e := &Exchange{s: s, c: c}
-	e.in = InStream{c: c, s: s, Header: h}
-	e.In = &e.in
+	e := &Exchange{}
+	e.in.Header = h
+	e.init(c, s)
 	return e
+}
+
+// init sets up a zero Exchange whose request header was decoded in place.
+func (e *Exchange) init(c *Conn, s bidiHalf) {
+	e.s, e.c = s, c
+	e.in.c, e.in.s = c, s
+	e.In = &e.in
 }
 
 func (e *Exchange) claim() bool {
@@ -44,7 +51,7 @@ func (e *Exchange) Reply(h *wire.Data) (*OutStream, error) {
 	}
 	o := &e.out
 	o.init(e.c, e.s)
-	if err := o.writeFrame(wire.KindData, h); err != nil {
+	if err := o.writeData(h); err != nil {
 		return nil, err
 	}
 	return o, nil
@@ -84,6 +91,10 @@ type ReplyHalf struct {
 	// hands it out once (a misused second Recv gets its own).
 	in      InStream
 	inTaken atomic.Bool
+	// watchSlot places the half in the list of its context's replyWatch
+	// while Recv waits (index plus one; 0: not waiting). Guarded by the
+	// connection's replyWatches.mu.
+	watchSlot int32
 }
 
 // Recv waits for the reply header. ERROR frames become typed errors; a lost
@@ -91,15 +102,18 @@ type ReplyHalf struct {
 // ending abandons the reply with STOP_SENDING(CANCELED).
 func (r *ReplyHalf) Recv(ctx context.Context) (*InStream, error) {
 	if ctx.Done() != nil { // a context that can end abandons the reply when it does
-		stop := context.AfterFunc(ctx, func() { r.s.CancelRead(quic.StreamErrorCode(wire.CodeCanceled)) })
-		defer stop()
+		w := r.c.replyWatches.watch(ctx, r)
+		defer r.c.replyWatches.unwatch(w, r)
 	}
-	p, err := r.c.readPreamble(r.s)
+	p, hdr, la, err := r.readHead()
 	if err == nil {
-		var hdr []byte
-		if hdr, err = r.c.readHeaderBody(r.s, p); err == nil {
-			return r.decode(p.Kind, hdr)
+		in, err := r.decode(p.Kind, hdr) // copies out what it keeps of hdr
+		if err == nil {
+			in.attach(la)
+		} else if la != nil {
+			la.release()
 		}
+		return in, err
 	}
 	if ctx.Err() != nil {
 		return nil, errs.Wrap(errs.KindCanceled, ctx.Err(), "reply abandoned")
@@ -107,19 +121,38 @@ func (r *ReplyHalf) Recv(ctx context.Context) (*InStream, error) {
 	return nil, replyLoss(err)
 }
 
+// readHead reads the reply's preamble and header: with what arrived with
+// them on QUIC (lookahead.go), the plain way on a local transport.
+func (r *ReplyHalf) readHead() (wire.Preamble, []byte, *lookahead, error) {
+	if r.c.local == nil {
+		return r.c.readHeadAhead(r.s, false)
+	}
+	p, err := r.c.readPreamble(r.s)
+	if err != nil {
+		return p, nil, nil, err
+	}
+	hdr, err := r.c.readHeaderBody(r.s, p)
+	return p, hdr, nil, err
+}
+
+// data decodes the reply's DATA header into the reply transfer.
+func (r *ReplyHalf) data(hdr []byte) (*InStream, error) {
+	in := &r.in
+	if !r.inTaken.CompareAndSwap(false, true) {
+		in = new(InStream) // a misused second Recv still gets its own
+	}
+	if err := in.Header.Decode(hdr); err != nil {
+		r.c.violation(err.Error())
+		return nil, errs.Wrap(errs.KindProtocol, err, "bad reply header")
+	}
+	in.c, in.s = r.c, r.s
+	return in, nil
+}
+
 func (r *ReplyHalf) decode(kind wire.Kind, hdr []byte) (*InStream, error) {
 	switch kind {
 	case wire.KindData:
-		d, err := wire.DecodeData(hdr)
-		if err != nil {
-			r.c.violation(err.Error())
-			return nil, errs.Wrap(errs.KindProtocol, err, "bad reply header")
-		}
-		if !r.inTaken.CompareAndSwap(false, true) {
-			return newInStream(r.c, r.s, d), nil
-		}
-		r.in = InStream{c: r.c, s: r.s, Header: d}
-		return &r.in, nil
+		return r.data(hdr)
 	case wire.KindError:
 		f, err := wire.DecodeError(hdr)
 		if err != nil {
@@ -132,8 +165,12 @@ func (r *ReplyHalf) decode(kind wire.Kind, hdr []byte) (*InStream, error) {
 	return nil, errs.New(errs.KindProtocol, "the reply half carried a %s frame", kindName(kind))
 }
 
-// Cancel abandons the reply: STOP_SENDING(CANCELED).
-func (r *ReplyHalf) Cancel() { r.s.CancelRead(quic.StreamErrorCode(wire.CodeCanceled)) }
+// Cancel abandons the reply: STOP_SENDING(CANCELED). The reply transfer
+// hands out nothing more, not even what it read ahead.
+func (r *ReplyHalf) Cancel() {
+	r.in.refused.Store(true)
+	r.s.CancelRead(quic.StreamErrorCode(wire.CodeCanceled))
+}
 
 // replyLoss relabels a connection loss while waiting for a reply as
 // Indeterminate (SEMANTICS.md §6.3): never ConnectionLost.

@@ -20,7 +20,7 @@ func (c *Conn) OpenUni(ctx context.Context, h *wire.Data) (*OutStream, error) {
 		return nil, err
 	}
 	o := newOutStream(c, s)
-	if err := o.writeFrame(wire.KindData, h); err != nil {
+	if err := o.writeData(h); err != nil {
 		return nil, err
 	}
 	return o, nil
@@ -28,25 +28,35 @@ func (c *Conn) OpenUni(ctx context.Context, h *wire.Data) (*OutStream, error) {
 
 // OpenBi opens an exchange whose initiating half carries h.
 func (c *Conn) OpenBi(ctx context.Context, h *wire.Data) (*OutStream, *ReplyHalf, error) {
-	if err := c.Err(); err != nil {
-		return nil, nil, err
-	}
-	s, err := c.openBidiStream(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
 	// Both halves in one allocation: they live as long as the exchange.
 	halves := &struct {
 		out   OutStream
 		reply ReplyHalf
-	}{reply: ReplyHalf{c: c, s: s}}
-	o := &halves.out
-	o.init(c, s)
-	if err := o.writeFrame(wire.KindData, h); err != nil {
-		s.CancelRead(quic.StreamErrorCode(wire.CodeCanceled))
+	}{}
+	if err := c.OpenBiInto(ctx, h, &halves.out, &halves.reply); err != nil {
 		return nil, nil, err
 	}
-	return o, &halves.reply, nil
+	return &halves.out, &halves.reply, nil
+}
+
+// OpenBiInto is OpenBi setting up the halves in out and reply, both zero,
+// which the caller placed inside its own exchange state: one allocation
+// then holds the exchange of both layers.
+func (c *Conn) OpenBiInto(ctx context.Context, h *wire.Data, out *OutStream, reply *ReplyHalf) error {
+	if err := c.Err(); err != nil {
+		return err
+	}
+	s, err := c.openBidiStream(ctx)
+	if err != nil {
+		return err
+	}
+	reply.c, reply.s = c, s
+	out.init(c, s)
+	if err := out.writeData(h); err != nil {
+		s.CancelRead(quic.StreamErrorCode(wire.CodeCanceled))
+		return err
+	}
+	return nil
 }
 
 // OpenControl writes a header-only frame (SUBSCRIBE, UNSUBSCRIBE, CREDIT) on

@@ -25,7 +25,7 @@ func (c *Conn) OpenUniNow(h *wire.Data) (*OutStream, error) {
 			return nil, err
 		}
 		o := newOutStream(c, s)
-		if err := o.writeFrame(wire.KindData, h); err != nil {
+		if err := o.writeData(h); err != nil {
 			return nil, err
 		}
 		return o, nil
@@ -40,7 +40,7 @@ func (c *Conn) OpenUniNow(h *wire.Data) (*OutStream, error) {
 	}
 	c.receipts.credit.countOpened(streamUni)
 	o := newOutStream(c, s)
-	if err := o.writeFrame(wire.KindData, h); err != nil {
+	if err := o.writeData(h); err != nil {
 		return nil, err
 	}
 	return o, nil

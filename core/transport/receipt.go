@@ -58,10 +58,13 @@ func (p *sentPacket) each(f func(sentRange)) {
 	}
 }
 
-func (p *sentPacket) spend() { p.n, p.more = 0, nil }
+// spend drops the record, and with it the receipts it points at.
+func (p *sentPacket) spend() { p.n, p.inline, p.more = 0, [2]sentRange{}, nil }
 
+// sentRange is a byte range of a watched stream in one packet. It points at
+// the stream's receipt, so an acknowledgement needs no look-up by stream.
 type sentRange struct {
-	stream     quic.StreamID
+	receipt    *Receipt
 	start, end int64
 	fin        bool
 }
@@ -163,14 +166,15 @@ func (t *receiptTracker) onSent(pn qlog.PacketNumber, frames []qlog.Frame) {
 		if !ok {
 			continue
 		}
-		if _, watched := t.streams[sf.StreamID]; !watched {
+		r, watched := t.streams[sf.StreamID]
+		if !watched {
 			continue
 		}
 		if p == nil {
 			t.pending = append(t.pending, sentPacket{pn: pn})
 			p = &t.pending[len(t.pending)-1]
 		}
-		p.add(sentRange{stream: sf.StreamID, start: sf.Offset, end: sf.Offset + sf.Length, fin: sf.Fin})
+		p.add(sentRange{receipt: r, start: sf.Offset, end: sf.Offset + sf.Length, fin: sf.Fin})
 	}
 }
 
@@ -202,8 +206,8 @@ func (t *receiptTracker) ackRangeLocked(lo, hi qlog.PacketNumber) {
 			continue
 		}
 		p.each(func(sr sentRange) {
-			if r, ok := t.streams[sr.stream]; ok {
-				r.ackLocked(sr)
+			if !sr.receipt.resolved { // a resolved receipt left t.streams
+				sr.receipt.ackLocked(sr)
 			}
 		})
 		p.spend()
@@ -328,6 +332,15 @@ func (iv *intervals) add(start, end int64) {
 		return
 	}
 	s := *iv
+	// Acknowledgements mostly come in order: a first range, or one that
+	// touches the end of the last, needs no search.
+	if n := len(s); n == 0 || s[n-1][1] < start {
+		*iv = append(s, [2]int64{start, end})
+		return
+	} else if last := &s[n-1]; last[0] <= start {
+		last[1] = max(last[1], end)
+		return
+	}
 	i := sort.Search(len(s), func(i int) bool { return s[i][1] >= start })
 	j := i
 	for j < len(s) && s[j][0] <= end {

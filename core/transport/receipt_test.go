@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"io"
+	"slices"
 	"testing"
 	"time"
 
@@ -119,12 +120,34 @@ func TestReceiptConnectionLossResolvesEverything(t *testing.T) {
 }
 
 func TestIntervals(t *testing.T) {
-	var iv intervals
-	for _, r := range [][2]int64{{10, 20}, {30, 40}, {0, 5}, {5, 10}, {20, 30}, {15, 35}} {
-		iv.add(r[0], r[1])
-	}
-	if len(iv) != 1 || iv[0] != [2]int64{0, 40} || !iv.covers(40) || iv.covers(41) {
-		t.Fatalf("merged %v", iv)
+	for _, tc := range []struct {
+		name   string
+		ranges [][2]int64
+		want   intervals
+		covers int64 // the largest size covered from 0; -1 for none
+	}{
+		{"out of order, merged into one", [][2]int64{{10, 20}, {30, 40}, {0, 5}, {5, 10}, {20, 30}, {15, 35}},
+			intervals{{0, 40}}, 40},
+		{"in order, touching and overlapping the last", [][2]int64{{0, 10}, {10, 20}, {15, 25}, {30, 40}, {35, 50}, {32, 45}},
+			intervals{{0, 25}, {30, 50}}, 25},
+		{"a gap before the first", [][2]int64{{5, 10}, {12, 14}}, intervals{{5, 10}, {12, 14}}, -1},
+		{"empty ranges ignored", [][2]int64{{3, 3}, {0, 2}}, intervals{{0, 2}}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var iv intervals
+			for _, r := range tc.ranges {
+				iv.add(r[0], r[1])
+			}
+			if !slices.Equal(iv, tc.want) {
+				t.Fatalf("merged %v, want %v", iv, tc.want)
+			}
+			if tc.covers >= 0 && (!iv.covers(tc.covers) || iv.covers(tc.covers+1)) {
+				t.Fatalf("%v covers the wrong size, want exactly %d", iv, tc.covers)
+			}
+			if tc.covers < 0 && iv.covers(1) {
+				t.Fatalf("%v covers a size though it does not start at 0", iv)
+			}
+		})
 	}
 }
 

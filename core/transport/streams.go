@@ -19,12 +19,11 @@ import (
 type OutStream struct {
 	c       *Conn
 	s       sendHalf
-	receipt *Receipt // &rc: inline, one allocation per stream
-	pending []byte   // the frame header, sent with the first payload bytes
+	pending []byte // the frame header, sent with the first payload bytes
 	written int64
 	state   outState
 	mu      sync.Mutex // guards state against a concurrent Cancel
-	rc      Receipt
+	rc      Receipt    // this half's receipt, inline: one allocation per stream
 	// header backs pending for the usual small header (it grows on the heap
 	// when larger); AppendFrame writes preamble and header into it.
 	header [outHeaderInline]byte
@@ -60,15 +59,24 @@ func newOutStream(c *Conn, s sendHalf) *OutStream {
 // ReplyHalf).
 func (o *OutStream) init(c *Conn, s sendHalf) {
 	o.c, o.s = c, s
-	o.receipt = &o.rc
-	c.receipts.watchInto(o.receipt, s.StreamID())
+	c.receipts.watchInto(&o.rc, s.StreamID())
 }
 
 // writeFrame prepares a preamble and header, checking the peer's header
 // limit first (PROTOCOL.md §5.3: never send a header the peer would refuse).
 // The header leaves with the first payload bytes, or at Finish.
 func (o *OutStream) writeFrame(kind wire.Kind, h wire.HeaderAppender) error {
-	buf := wire.AppendFrame(o.header[:0], kind, h)
+	return o.setFrame(wire.AppendFrame(o.header[:0], kind, h))
+}
+
+// writeData is writeFrame for DATA; h does not escape (AppendDataFrame), so
+// callers may keep it on their stacks.
+func (o *OutStream) writeData(h *wire.Data) error {
+	return o.setFrame(wire.AppendDataFrame(o.header[:0], h))
+}
+
+// setFrame makes buf, a preamble and header, the pending frame start.
+func (o *OutStream) setFrame(buf []byte) error {
 	if n, _, _ := wire.ParseVarint(buf[2:]); n > o.c.agreed.SendMaxHeaderBytes {
 		o.Cancel()
 		return errs.New(errs.KindLimitExceeded, "a header of %d bytes exceeds the peer's max_header_bytes %d", n, o.c.agreed.SendMaxHeaderBytes)
@@ -101,7 +109,7 @@ func (o *OutStream) write(p []byte) (int, error) {
 	o.written += int64(n)
 	if err != nil {
 		err = writeError(err)
-		o.receipt.tracker.settle(o.receipt, err)
+		o.rc.tracker.settle(&o.rc, err)
 	}
 	return n, err
 }
@@ -128,16 +136,16 @@ func (o *OutStream) Finish() (*Receipt, error) {
 	if o.c.local != nil {
 		return o.finishLocal()
 	}
-	o.receipt.tracker.finish(o.receipt, o.written)
+	o.rc.tracker.finish(&o.rc, o.written)
 	if err := o.s.Close(); err != nil {
 		if o.refusedBeforeFinish() {
-			return o.receipt, nil // the refusal surfaces from the receipt
+			return &o.rc, nil // the refusal surfaces from the receipt
 		}
 		e := errs.Wrap(errs.KindCanceled, err, "finish failed")
-		o.receipt.tracker.settle(o.receipt, e)
+		o.rc.tracker.settle(&o.rc, e)
 		return nil, e
 	}
-	return o.receipt, nil
+	return &o.rc, nil
 }
 
 // refusedBeforeFinish reports whether the peer's STOP_SENDING is why the
@@ -147,11 +155,11 @@ func (o *OutStream) Finish() (*Receipt, error) {
 // then the receipt's outcome, as SEMANTICS.md §6.3 wants it.
 func (o *OutStream) refusedBeforeFinish() bool {
 	select {
-	case <-o.receipt.Done():
+	case <-o.rc.Done():
 	case <-o.c.done:
-		<-o.receipt.Done() // the connection's end resolves every receipt
+		<-o.rc.Done() // the connection's end resolves every receipt
 	}
-	switch errs.KindOf(o.receipt.Err()) {
+	switch errs.KindOf(o.rc.Err()) {
 	case errs.KindRejected, errs.KindUnknownEndpoint, errs.KindUnsupported, errs.KindLimitExceeded, errs.KindCanceled:
 		return true
 	}
@@ -165,15 +173,15 @@ func (o *OutStream) refusedBeforeFinish() bool {
 func (o *OutStream) finishLocal() (*Receipt, error) {
 	err := o.s.Close()
 	if err == nil {
-		o.receipt.tracker.settle(o.receipt, nil)
-		return o.receipt, nil
+		o.rc.tracker.settle(&o.rc, nil)
+		return &o.rc, nil
 	}
 	e := writeError(err)
-	o.receipt.tracker.settle(o.receipt, e)
+	o.rc.tracker.settle(&o.rc, e)
 	if k := errs.KindOf(e); k == errs.KindConnectionLost || k == errs.KindNegotiation || k == errs.KindProtocol {
 		return nil, e // before the FIN: a definite loss, like a failed write
 	}
-	return o.receipt, nil
+	return &o.rc, nil
 }
 
 // Cancel abandons the transfer: RESET_STREAM(CANCELED). The reader never
@@ -190,11 +198,11 @@ func (o *OutStream) CancelWith(code wire.AppCode) {
 	}
 	o.state = outCanceled
 	o.s.CancelWrite(quic.StreamErrorCode(code))
-	o.receipt.tracker.settle(o.receipt, errs.New(errs.KindCanceled, "the transfer was canceled locally"))
+	o.rc.tracker.settle(&o.rc, errs.New(errs.KindCanceled, "the transfer was canceled locally"))
 }
 
 // Receipt is this half's transport receipt.
-func (o *OutStream) Receipt() *Receipt { return o.receipt }
+func (o *OutStream) Receipt() *Receipt { return &o.rc }
 
 // Written counts the bytes written so far, header included.
 func (o *OutStream) Written() int64 { return o.written }
@@ -207,7 +215,11 @@ type InStream struct {
 	c      *Conn
 	s      recvHalf
 	Header wire.Data
+	ahead  *lookahead  // payload read with the header, handed out first (lookahead.go)
 	eof    atomic.Bool // Refuse may run beside a Read (a ctx ending mid-read)
+	// refused is set by Refuse: the lookahead is then no longer handed
+	// out, as quic-go hands out nothing buffered once a read is canceled.
+	refused atomic.Bool
 }
 
 func newInStream(c *Conn, s recvHalf, h wire.Data) *InStream {
@@ -217,6 +229,14 @@ func newInStream(c *Conn, s recvHalf, h wire.Data) *InStream {
 // Read reads payload; io.EOF marks the FIN. A reset surfaces as a typed
 // error (Canceled for CANCELED), never as EOF.
 func (i *InStream) Read(p []byte) (int, error) {
+	if la := i.ahead; la != nil {
+		if i.refused.Load() {
+			i.ahead = nil
+			la.release()
+			return 0, errs.New(errs.KindCanceled, "the read was canceled locally")
+		}
+		return i.readAhead(la, p)
+	}
 	n, err := i.s.Read(p)
 	if err == io.EOF {
 		i.eof.Store(true)
@@ -228,6 +248,7 @@ func (i *InStream) Read(p []byte) (int, error) {
 // UNKNOWN_ENDPOINT. Harmless after EOF.
 func (i *InStream) Refuse(code wire.AppCode) {
 	if !i.eof.Load() {
+		i.refused.Store(true)
 		i.s.CancelRead(quic.StreamErrorCode(code))
 	}
 }

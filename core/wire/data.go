@@ -1,5 +1,7 @@
 package wire
 
+import "unicode/utf8"
+
 // DATA (kind 1, PROTOCOL.md §8.3): the header of every payload.
 
 // MaxLayer is the highest segment layer (DATA key 14, SUBSCRIBE key 3).
@@ -124,17 +126,74 @@ func DecodeData(hdr []byte) (d Data, err error) {
 	// d is the named result so that the decoder fills the caller's value
 	// in place: copying a 296-byte local out on return was a fifth of a
 	// minimal decode.
+	if err := d.decode(hdr, ""); err != nil {
+		return Data{}, err
+	}
+	return d, nil
+}
+
+// Decode is DecodeData into d, which must be the zero Data: a caller that
+// keeps the header inside a larger value decodes it where it lives. On
+// failure d is the zero Data again.
+func (d *Data) Decode(hdr []byte) error { return d.DecodeKnown(hdr, "") }
+
+// DecodeKnown is Decode given the endpoint the caller expects: when the
+// header's endpoint equals it, d.Endpoint.V is known itself, so a stream to
+// a path seen before costs no copy of the path.
+func (d *Data) DecodeKnown(hdr []byte, known string) error {
+	if err := d.decode(hdr, known); err != nil {
+		*d = Data{}
+		return err
+	}
+	return nil
+}
+
+// decode decodes hdr into d (see DecodeData and DecodeKnown).
+func (d *Data) decode(hdr []byte, known string) error {
+	if d.decodeMinimal(hdr, known) {
+		return nil
+	}
+	return d.decodeWalk(hdr, known)
+}
+
+// decodeMinimal decodes, without the general walk, the two headers nearly
+// every exchange carries: the empty map of a reply (A0) and a request's map
+// holding nothing but a path shorter than 24 bytes (A1 00 6x ...). For any
+// other header it decides nothing and reports false. What it accepts it
+// decodes exactly as decodeWalk does: both shapes are well-formed, and the
+// path is within CapEndpoint, so its only rule left is UTF-8.
+func (d *Data) decodeMinimal(hdr []byte, known string) bool {
+	if len(hdr) == 1 && hdr[0] == majorMap<<5 {
+		return true
+	}
+	if len(hdr) < 3 || hdr[0] != majorMap<<5|1 || hdr[1] != 0 || hdr[2]>>5 != majorText {
+		return false
+	}
+	path := hdr[3:]
+	if n := int(hdr[2] & 0x1F); n >= 24 || len(path) != n || !utf8.Valid(path) {
+		return false
+	}
+	if string(path) == known {
+		d.Endpoint = Some(known)
+	} else {
+		d.Endpoint = Some(string(path))
+	}
+	return true
+}
+
+// decodeWalk walks hdr into d: layers 1 and 2 for any DATA header.
+func (d *Data) decodeWalk(hdr []byte, known string) error {
 	r := reader{buf: hdr}
 	m, err := openHeader(&r, "DATA", dataKeys)
 	if err != nil {
-		return Data{}, err
+		return err
 	}
 	var texts [6]textSpan // keys 0 and 2..=5, joined after the walk
 	reportKey := false    // key 10 present, even if empty
 	for {
 		key, more, err := m.next(&r)
 		if err != nil {
-			return Data{}, err
+			return err
 		}
 		if !more {
 			break
@@ -185,23 +244,31 @@ func DecodeData(hdr []byte) (d Data, err error) {
 			err = r.skip()
 		}
 		if err != nil {
-			return Data{}, m.keyError(key, err)
+			return m.keyError(key, err)
 		}
 	}
 	switch {
 	case d.ReportID.Ok && len(d.Report) == 0 && reportKey:
-		return Data{}, violation("DATA key 9 (report_id) with an empty report (key 10)")
+		return violation("DATA key 9 (report_id) with an empty report (key 10)")
 	case d.ReportID.Ok && len(d.Report) == 0:
-		return Data{}, violation("DATA key 9 (report_id) without report (key 10)")
+		return violation("DATA key 9 (report_id) without report (key 10)")
 	case !d.ReportID.Ok && len(d.Report) > 0:
-		return Data{}, violation("DATA key 10 (report) without report_id (key 9)")
+		return violation("DATA key 10 (report) without report_id (key 9)")
 	case d.Layer != 0 && !d.Segment.Ok:
-		return Data{}, violation("DATA key 14 (layer) without segment (key 13)")
+		return violation("DATA key 14 (layer) without segment (key 13)")
 	}
 	var out [6]string
+	ep := texts[0]
+	isKnown := d.Endpoint.Ok && ep.n == len(known) && string(hdr[ep.off:ep.off+ep.n]) == known
+	if isKnown {
+		texts[0] = textSpan{} // not copied: known stands for it
+	}
 	joinTexts(hdr, texts[:], out[:])
 	d.Endpoint.V, d.ContentType.V, d.Traceparent.V, d.Tracestate.V, d.Topic.V = out[0], out[2], out[3], out[4], out[5]
-	return d, nil
+	if isKnown {
+		d.Endpoint.V = known
+	}
+	return nil
 }
 
 // CheckInitiating applies the one contextual rule of a stream that

@@ -1,9 +1,11 @@
 package wire
 
 import (
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // fullData sets every DATA key to a non-default value.
@@ -134,4 +136,91 @@ func TestDataCheckInitiating(t *testing.T) {
 	}
 	reply := Data{Achieved: Some(LevelAccepted)}
 	wantViolation(t, reply.CheckInitiating(), "without key 0 (endpoint)")
+}
+
+// DecodeKnown decodes exactly what DecodeData does, and hands back the
+// caller's own endpoint string when the header names that path.
+func TestDataDecodeKnown(t *testing.T) {
+	known := "/jobs/resize"
+	for _, c := range []struct {
+		name      string
+		d         Data
+		wantKnown bool // the decoded endpoint is known itself, not a copy
+	}{
+		{"the known path", Data{Endpoint: Some(known)}, true},
+		{"the known path among other texts", fullData(), true},
+		{"another path", Data{Endpoint: Some("/jobs/other")}, false},
+		{"a path extending the known one", Data{Endpoint: Some(known + "/x")}, false},
+		{"no path", Data{Topic: Some(known)}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			hdr := c.d.AppendHeader(nil)
+			want, err := DecodeData(hdr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got Data
+			if err := got.DecodeKnown(hdr, known); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("DecodeKnown = %+v, want %+v", got, want)
+			}
+			if same := unsafe.StringData(got.Endpoint.V) == unsafe.StringData(known); same != c.wantKnown {
+				t.Errorf("endpoint shares the known string: %v, want %v", same, c.wantKnown)
+			}
+		})
+	}
+	var d Data
+	if err := d.DecodeKnown(unhex(t, "A1 00 61"), known); err == nil || !reflect.DeepEqual(d, Data{}) {
+		t.Errorf("a truncated header: err %v, d %+v; want an error and the zero Data", err, d)
+	}
+}
+
+// decodeMinimal decides only what decodeWalk would decide the same way:
+// every header it accepts decodes to the same Data through the walk, and
+// it does accept the two shapes it exists for.
+func TestDataDecodeMinimalAgreesWithTheWalk(t *testing.T) {
+	var headers [][]byte
+	for b := range 256 {
+		headers = append(headers, []byte{byte(b)})
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	ascii := []byte{'/', 'a', 'Z', '0', 0x00, 0x7F}
+	mixed := append([]byte{0x80, 0xC3, 0xA9, 0xE2, 0x82, 0xAC, 0xFF}, ascii...)
+	for n := range 30 {
+		for i := range 200 {
+			alphabet := ascii // valid UTF-8 half the time, so many are accepted
+			if i%2 == 1 {
+				alphabet = mixed
+			}
+			path := make([]byte, n)
+			for i := range path {
+				path[i] = alphabet[rng.IntN(len(alphabet))]
+			}
+			head := []byte{0xA1, 0x00, byte(majorText<<5 | min(n, 31))}
+			headers = append(headers, append(head, path...), append(head, path[:n/2]...))
+		}
+	}
+	const known = "/jobs"
+	accepted := map[string]bool{}
+	for _, hdr := range headers {
+		var fast, walked Data
+		if !fast.decodeMinimal(hdr, known) {
+			continue
+		}
+		accepted[hexOf(hdr)] = true
+		if err := walked.decodeWalk(hdr, known); err != nil || !reflect.DeepEqual(fast, walked) {
+			t.Fatalf("% X: decodeMinimal gave %+v, the walk %+v (%v)", hdr, fast, walked, err)
+		}
+	}
+	for _, want := range []string{"A0", "A1 00 65 2F 6A 6F 62 73", "A1 00 62 2F 74"} {
+		var d Data
+		if !d.decodeMinimal(unhex(t, want), known) {
+			t.Errorf("decodeMinimal refused %s, a shape it exists for", want)
+		}
+	}
+	if len(accepted) < 1000 {
+		t.Fatalf("only %d distinct headers took the minimal path; the comparison proves little", len(accepted))
+	}
 }

@@ -16,7 +16,21 @@ type HeaderAppender interface {
 func AppendFrame(b []byte, k Kind, h HeaderAppender) []byte {
 	start := len(b)
 	b = append(b, Magic, byte(k), 0)
-	b = h.AppendHeader(b)
+	return fixHeaderLen(h.AppendHeader(b), start)
+}
+
+// AppendDataFrame is AppendFrame for a DATA header. Called on the concrete
+// type, it lets the caller keep d on its stack (through the interface d
+// would escape to the heap, once per stream).
+func AppendDataFrame(b []byte, d *Data) []byte {
+	start := len(b)
+	b = append(b, Magic, byte(KindData), 0)
+	return fixHeaderLen(d.AppendHeader(b), start)
+}
+
+// fixHeaderLen writes the header_len of the frame that starts at start,
+// whose header follows a one-byte length guess.
+func fixHeaderLen(b []byte, start int) []byte {
 	hdrStart := start + 3
 	n := len(b) - hdrStart
 	vl := VarintLen(uint64(n))
