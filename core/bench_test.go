@@ -23,6 +23,8 @@ const (
 	pushBytes     = 64      // size of one pushed message
 	collectLimit  = 1 << 20 // the responder's Collect ceiling
 	benchPath     = "/bench"
+	// warmupExchanges round trips precede every timed exchange run.
+	warmupExchanges = 200
 )
 
 // exchangeSubject is an established connection with an echo responder
@@ -109,6 +111,13 @@ func TestBenchHarnessSmoke(t *testing.T) {
 func measureExchanges(tb testing.TB, s exchangeSubject, n int) []time.Duration {
 	rtts := make([]time.Duration, n)
 	ctx := tb.Context()
+	// Steady state: a fresh connection's first round trips still grow
+	// windows, pools and caches on both ends, whichever stack it is.
+	for i := range warmupExchanges {
+		if err := s.roundTrip(ctx); err != nil {
+			tb.Fatalf("warm-up round trip %d: %v", i, err)
+		}
+	}
 	restartTimer(tb)
 	for i := range rtts {
 		start := time.Now()
