@@ -8,8 +8,9 @@ import (
 	"github.com/weida-go/weida/tests/bench/internal/system"
 )
 
-// reqrepWarmup round trips run untimed after connecting.
-const reqrepWarmup = 10
+// reqrepWarmup round trips run untimed after connecting (steady state:
+// a fresh connection still grows windows, pools and caches on both ends).
+const reqrepWarmup = 200
 
 // reqrepGroup measures sequential request/reply round trips of one size,
 // request and reply equally large, on one established connection.
