@@ -35,11 +35,25 @@ func connectCall(s scope, connect func(context.Context, string) error, url *C.ch
 
 // sendCall sends one whole payload.
 func sendCall(s scope, send func(context.Context, []byte) error, data unsafe.Pointer, n C.size_t) prepared {
+	return trySendCall(s, send, nil, data, n)
+}
+
+// trySendCall is sendCall whose completion-queue form first tries trySend
+// (when not nil), which sends only if that needs no waiting
+// (Pusher.TrySend): then no thread is woken for the send at all.
+func trySendCall(s scope, send func(context.Context, []byte) error, trySend func([]byte) (bool, error), data unsafe.Pointer, n C.size_t) prepared {
 	p, err := inBytes(data, n, "data")
 	if err != nil {
 		return refused(err)
 	}
-	return s.prepare(func(ctx context.Context) (uint64, uint64, error) { return 0, 0, send(ctx, p) })
+	call := s.prepare(func(ctx context.Context) (uint64, uint64, error) { return 0, 0, send(ctx, p) })
+	if trySend != nil {
+		call.now = func() (bool, uint64, uint64, error) {
+			sent, err := trySend(p)
+			return sent, 0, 0, err
+		}
+	}
+	return call
 }
 
 // recvCall receives one whole message under a ceiling as a msg handle.

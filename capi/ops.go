@@ -17,6 +17,10 @@ type prepared struct {
 	ctx context.Context // ends when the handle the call is on is closed
 	run func(ctx context.Context) (a, b uint64, err error)
 	err error // a bad handle or argument: nothing starts
+	// now, when set, is run's outcome if it needs no waiting: done false
+	// means it did nothing and run must go on a goroutine. The completion
+	// queue form tries it first (start).
+	now func() (done bool, a, b uint64, err error)
 }
 
 // refused is a call that cannot start.
@@ -30,6 +34,16 @@ func runGuarded(p prepared, ctx context.Context) (a, b uint64, err error) {
 		}
 	}()
 	return p.run(ctx)
+}
+
+// runNowGuarded is runGuarded for p.now.
+func runNowGuarded(p prepared) (done bool, a, b uint64, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			done, a, b, err = true, 0, 0, internalFault(r)
+		}
+	}()
+	return p.now()
 }
 
 // blocking runs p on the calling thread.
@@ -103,6 +117,19 @@ func start(p prepared, cb C.weida_done_fn, user C.uintptr_t, opOut *C.weida_op_t
 	queue, err := cqTarget(cb, user)
 	if err != nil {
 		return fail(err)
+	}
+	if queue != nil && p.now != nil {
+		if done, a, b, err := runNowGuarded(p); done || err != nil {
+			// Finished on the caller's thread: queued at once, so no
+			// thread has to be woken to run it or to report it.
+			h := handles.insert(&opObj{cancel: func() {}})
+			if opOut != nil {
+				*opOut = C.weida_op_t(h)
+			}
+			_, _ = handles.remove(h)
+			queue.postOutcome(h, err, a, b)
+			return codeOK
+		}
 	}
 	ctx, cancel := context.WithCancel(p.ctx)
 	h := handles.insert(&opObj{cancel: cancel})

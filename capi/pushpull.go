@@ -44,7 +44,7 @@ func weida_pusher_connect_async(h C.weida_pusher_t, url *C.char, cb C.weida_done
 }
 
 func pusherSend(h C.weida_pusher_t, data unsafe.Pointer, n C.size_t) prepared {
-	return on(uint64(h), func(p *pusherObj) prepared { return sendCall(p.scope, p.p.Send, data, n) })
+	return on(uint64(h), func(p *pusherObj) prepared { return trySendCall(p.scope, p.p.Send, p.p.TrySend, data, n) })
 }
 
 //export weida_pusher_send

@@ -7,6 +7,7 @@ import (
 
 	"github.com/weida-go/weida/core/errs"
 	"github.com/weida-go/weida/core/transport"
+	"github.com/weida-go/weida/core/wire"
 )
 
 // outbox holds whole-payload sends made while no connection is live, and
@@ -46,29 +47,40 @@ func newOutbox(rt *Runtime, d *dialer) *outbox {
 // send writes payload directly when a connection is live and nothing is
 // queued ahead of it (no copy), else copies it into the outbox.
 func (o *outbox) send(ctx context.Context, payload []byte, meta TransferMeta) error {
-	if int64(len(payload)) > o.rt.cfg.OutboxBytes {
-		return errs.New(errs.KindLimitExceeded, "a body of %d bytes exceeds the outbox bound of %d bytes", len(payload), o.rt.cfg.OutboxBytes)
+	conn, err := o.claim(len(payload))
+	if err != nil {
+		return err
+	}
+	if conn != nil {
+		return writeWhole(ctx, conn, payload, meta)
+	}
+	defer o.mu.Unlock()
+	return o.enqueueLocked(ctx, payload, meta)
+}
+
+// claim checks a body of n bytes against the outbox and, when nothing is
+// queued ahead of it, picks a live connection to write it on directly.
+// It returns with o.mu held exactly when it returns neither a connection
+// nor an error: the body then goes into the outbox.
+func (o *outbox) claim(n int) (*transport.Conn, error) {
+	if int64(n) > o.rt.cfg.OutboxBytes {
+		return nil, errs.New(errs.KindLimitExceeded, "a body of %d bytes exceeds the outbox bound of %d bytes", n, o.rt.cfg.OutboxBytes)
 	}
 	o.mu.Lock()
 	if o.closed {
 		o.mu.Unlock()
-		return errEndpointClosed()
+		return nil, errEndpointClosed()
 	}
 	if len(o.queue) == 0 && !o.flushing {
 		o.d.mu.Lock()
 		conn, _, err := o.d.pickLocked()
 		o.d.mu.Unlock()
-		if err != nil {
+		if err != nil || conn != nil {
 			o.mu.Unlock()
-			return err
-		}
-		if conn != nil {
-			o.mu.Unlock()
-			return writeWhole(ctx, conn, payload, meta)
+			return conn, err
 		}
 	}
-	defer o.mu.Unlock()
-	return o.enqueueLocked(ctx, payload, meta)
+	return nil, nil
 }
 
 // enqueueLocked copies the body in, applying the OutboxFull policy at a bound.
@@ -79,7 +91,7 @@ func (o *outbox) enqueueLocked(ctx context.Context, payload []byte, meta Transfe
 		defer t.Stop()
 		timeout = t.C
 	}
-	for len(o.queue) >= o.rt.cfg.OutboxMessages || o.bytes+int64(len(payload)) > o.rt.cfg.OutboxBytes {
+	for o.fullForLocked(len(payload)) {
 		switch o.rt.cfg.OutboxFull {
 		case OutboxDrop:
 			o.dropped++
@@ -107,6 +119,55 @@ func (o *outbox) enqueueLocked(ctx context.Context, payload []byte, meta Transfe
 	o.bytes += int64(len(payload))
 	o.notifyLocked()
 	return nil
+}
+
+// fullForLocked reports whether a body of n bytes finds no room now.
+func (o *outbox) fullForLocked(n int) bool {
+	return len(o.queue) >= o.rt.cfg.OutboxMessages || o.bytes+int64(n) > o.rt.cfg.OutboxBytes
+}
+
+// trySend is send that never waits: true once payload is written or in the
+// outbox (or dropped by OutboxDrop, counted), false — nothing done — when
+// send would wait for stream credit, flow-control room or outbox room.
+func (o *outbox) trySend(payload []byte) (bool, error) {
+	conn, err := o.claim(len(payload))
+	if err != nil {
+		return false, err
+	}
+	if conn != nil {
+		return sendNow(conn, payload), nil
+	}
+	defer o.mu.Unlock()
+	if o.fullForLocked(len(payload)) {
+		switch o.rt.cfg.OutboxFull {
+		case OutboxDrop:
+			o.dropped++
+			return true, nil
+		case OutboxReject:
+			return false, errs.New(errs.KindLimitExceeded, "the outbox is full (%d messages, %d bytes)", len(o.queue), o.bytes)
+		}
+		return false, nil
+	}
+	o.queue = append(o.queue, outboxItem{payload: append([]byte(nil), payload...)})
+	o.bytes += int64(len(payload))
+	o.notifyLocked()
+	return true, nil
+}
+
+// sendNow writes payload as a whole transfer on c if that needs no wait.
+// Any failure reports false, so the waiting path meets it again and
+// reports it as Send would (a connection that just ended is then picked
+// again). A connection that numbers its transfers is left to that path
+// too: a number drawn for an attempt that reports false would be a gap.
+func sendNow(c *transport.Conn, payload []byte) bool {
+	if seqAgreed(c.Agreed().Guarantees) {
+		return false
+	}
+	var h wire.Data
+	meta := TransferMeta{}.whole(len(payload))
+	meta.writeHeader(&h, c.Path())
+	_, sent, err := c.SendNow(&h, payload)
+	return sent && err == nil
 }
 
 func (o *outbox) notifyLocked() {

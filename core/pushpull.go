@@ -52,6 +52,18 @@ func (p *Pusher) Send(ctx context.Context, payload []byte) error {
 	return p.box.send(ctx, payload, TransferMeta{})
 }
 
+// TrySend is Send that never waits. It reports true once the payload is
+// written to a live connection with its FIN queued, or copied into the
+// outbox (or dropped there under OutboxDrop, counted); false, having done
+// nothing, when Send would wait — for the peer's stream credit, for
+// flow-control room, for outbox room under OutboxBlock — and also for a
+// payload above 16 KiB, over a local transport, and on a connection that
+// numbers its transfers (ordering or deduplication agreed). Its errors are
+// Send's that need no waiting to know: NotConnected, a closed endpoint, a
+// body above OutboxBytes, a full outbox under OutboxReject. An event loop
+// calls it first and hands a Send to a goroutine only when it says false.
+func (p *Pusher) TrySend(payload []byte) (bool, error) { return p.box.trySend(payload) }
+
 // SendWith is Send with the message's meta. It hands back no Cursors, so
 // a meta that orders a report fails with Runtime: use SendReporting.
 func (p *Pusher) SendWith(ctx context.Context, meta TransferMeta, payload []byte) error {

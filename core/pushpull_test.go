@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -258,7 +259,7 @@ func TestPushWhenThePullerDies(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		cut      func(*testing.T, *weida.OutgoingTransfer, *weida.Runtime) error
-		want     weida.ErrorKind
+		want     []weida.ErrorKind // any one of them
 		definite bool
 	}{
 		{"before FIN", func(t *testing.T, out *weida.OutgoingTransfer, srv *weida.Runtime) error {
@@ -269,7 +270,11 @@ func TestPushWhenThePullerDies(t *testing.T) {
 					return err
 				}
 			}
-		}, weida.KindConnectionLost, true},
+			// A puller shutting down stops the transfer (STOP_SENDING
+			// SHUTDOWN: Rejected) before it closes the connection
+			// (ConnectionLost); the writer meets whichever arrives first.
+			// Either way the message was definitely not taken.
+		}, []weida.ErrorKind{weida.KindConnectionLost, weida.KindRejected}, true},
 		// The tail beyond the window waits for a read that never comes, so
 		// the receipt is still open when the connection ends.
 		{"after FIN", func(t *testing.T, out *weida.OutgoingTransfer, srv *weida.Runtime) error {
@@ -282,7 +287,7 @@ func TestPushWhenThePullerDies(t *testing.T) {
 			}
 			srv.Shutdown()
 			return d.Delivered(ctxFor(t))
-		}, weida.KindIndeterminate, false},
+		}, []weida.ErrorKind{weida.KindIndeterminate}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := pushpullServe(t, weida.Config{})
@@ -292,7 +297,9 @@ func TestPushWhenThePullerDies(t *testing.T) {
 				t.Fatal(err)
 			}
 			err = tc.cut(t, out, srv.rt)
-			reqrepWantKind(t, "outcome", err, tc.want)
+			if !slices.Contains(tc.want, weida.KindOf(err)) {
+				t.Fatalf("outcome: %v, want one of %v", err, tc.want)
+			}
 			if weida.IsDefiniteFailure(err) != tc.definite {
 				t.Fatalf("%v: definite = %v, want %v", err, !tc.definite, tc.definite)
 			}
@@ -365,14 +372,7 @@ func TestPushOutboxBounds(t *testing.T) {
 			[]int{8, 8, 8}, true, weida.KindCanceled, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := pushpullServe(t, weida.Config{})
-			push := pushpullPusher(t, pushpullRuntime(t, tc.cfg), []weida.EndpointOption{fastRedial()})
-			events := push.Events()
-			if err := push.Connect(ctxFor(t), srv.url); err != nil {
-				t.Fatal(err)
-			}
-			srv.rt.Shutdown()
-			nextEvent(t, events, weida.EventLost)
+			push := pusherInOutage(t, tc.cfg)
 			last := len(tc.sizes) - 1
 			for _, n := range tc.sizes[:last] {
 				if err := push.Send(ctxFor(t), make([]byte, n)); err != nil {
@@ -564,4 +564,19 @@ func TestPushPullGoroutinesReturnToBaseline(t *testing.T) {
 	client.Shutdown()
 	srv.rt.Shutdown()
 	reqrepSettleGoroutines(t, baseline)
+}
+
+// pusherInOutage is a pusher under cfg whose one peer has just gone: its
+// sends meet the outbox (a fast redial keeps trying meanwhile).
+func pusherInOutage(t *testing.T, cfg weida.Config) *weida.Pusher {
+	t.Helper()
+	srv := pushpullServe(t, weida.Config{})
+	push := pushpullPusher(t, pushpullRuntime(t, cfg), []weida.EndpointOption{fastRedial()})
+	events := push.Events()
+	if err := push.Connect(ctxFor(t), srv.url); err != nil {
+		t.Fatal(err)
+	}
+	srv.rt.Shutdown()
+	nextEvent(t, events, weida.EventLost)
+	return push
 }

@@ -82,12 +82,16 @@ func (rt *Runtime) Shutdown() {
 	for _, d := range dialers {
 		d.close()
 	}
+	// Concurrently: each connection may wait briefly for the
+	// acknowledgements it owes its peer before it closes.
+	var closing sync.WaitGroup
 	for _, b := range bindings {
-		b.close(wire.CodeShutdown, "runtime shutdown")
+		closing.Go(func() { b.close(wire.CodeShutdown, "runtime shutdown") })
 	}
 	for _, c := range conns {
-		c.Close(wire.CodeShutdown, "runtime shutdown")
+		closing.Go(func() { c.Close(wire.CodeShutdown, "runtime shutdown") })
 	}
+	closing.Wait()
 	rt.listener.closeRoutes()
 }
 

@@ -246,10 +246,21 @@ func (c *Conn) closeWith(code wire.AppCode, reason string) {
 func (c *Conn) violation(reason string) { c.closeWith(wire.CodeProtocolViolation, reason) }
 
 // Close closes the connection with code and reason and waits for its
-// goroutines to end.
+// goroutines to end. A graceful close (SHUTDOWN, NO_ERROR) first sends the
+// acknowledgements this side owes (ackdebt.go), so no sender whose bytes
+// arrived is left with Indeterminate.
 func (c *Conn) Close(code wire.AppCode, reason string) {
-	c.closeWith(code, reason)
+	c.closeGraceful(code, reason)
 	c.wg.Wait()
+}
+
+// closeGraceful is closeWith, after the owed acknowledgements when code is
+// a graceful one.
+func (c *Conn) closeGraceful(code wire.AppCode, reason string) {
+	if c.local == nil && (code == wire.CodeShutdown || code == wire.CodeNoError) {
+		c.receipts.awaitAcksSent(c.done)
+	}
+	c.closeWith(code, reason)
 }
 
 // CloseAsync closes the connection with code and reason without waiting for

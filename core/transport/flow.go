@@ -88,8 +88,7 @@ func (c *Conn) openFlow(ctx context.Context, h wire.Flow, wait bool) (*OutFlow, 
 		s, err = c.qc.OpenUniStream()
 	}
 	if err != nil {
-		var limit quic.StreamLimitReachedError
-		if errors.As(err, &limit) {
+		if isStreamLimit(err) {
 			return nil, errs.New(errs.KindLimitExceeded, "no stream credit for a FLOW stream now")
 		}
 		return nil, c.quicOpenError(ctx, err)

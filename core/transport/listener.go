@@ -229,9 +229,12 @@ func (l *Listener) Close(code wire.AppCode, reason string) {
 	} else {
 		_ = l.ln.Close()
 	}
+	// Concurrently: each may wait briefly for the acknowledgements it owes.
+	var closing sync.WaitGroup
 	for _, c := range l.Conns() {
-		c.closeWith(code, reason)
+		closing.Go(func() { c.closeGraceful(code, reason) })
 	}
+	closing.Wait()
 	l.wg.Wait()
 	if l.local == nil {
 		_ = l.tr.Close()

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"errors"
 
 	"github.com/quic-go/quic-go"
 
@@ -116,6 +117,16 @@ func (c *Conn) openBidiStream(ctx context.Context) (bidiHalf, error) {
 	}
 	c.receipts.credit.countOpened(streamBidi)
 	return s, nil
+}
+
+// isStreamLimit reports whether a non-waiting open failed only for want of
+// the peer's stream credit. quic-go returns *StreamLimitReachedError; the
+// value form is matched too, so a change of form cannot turn "no credit
+// now" into a connection loss.
+func isStreamLimit(err error) bool {
+	var ptr *quic.StreamLimitReachedError
+	var val quic.StreamLimitReachedError
+	return errors.As(err, &ptr) || errors.As(err, &val)
 }
 
 func openError(ctx context.Context, err error) error {

@@ -2,9 +2,6 @@ package transport
 
 import (
 	"context"
-	"errors"
-
-	"github.com/quic-go/quic-go"
 
 	"github.com/weida-go/weida/core/errs"
 	"github.com/weida-go/weida/core/wire"
@@ -32,8 +29,7 @@ func (c *Conn) OpenUniNow(h *wire.Data) (*OutStream, error) {
 	}
 	s, err := c.qc.OpenUniStream()
 	if err != nil {
-		var limit quic.StreamLimitReachedError
-		if errors.As(err, &limit) {
+		if isStreamLimit(err) {
 			return nil, errs.New(errs.KindLimitExceeded, "no stream credit from the peer right now")
 		}
 		return nil, c.quicOpenError(context.Background(), err)

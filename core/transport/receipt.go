@@ -28,6 +28,7 @@ type receiptTracker struct {
 	streams map[quic.StreamID]*Receipt
 	closed  error // set once the connection is gone; new watches fail at once
 	credit  creditTracker
+	debt    ackDebt // the ACKs this side owes its peer (ackdebt.go)
 }
 
 // sentPacket records the watched stream ranges one packet carried. Most
@@ -72,6 +73,7 @@ type sentRange struct {
 func newReceiptTracker(client bool) *receiptTracker {
 	t := &receiptTracker{streams: make(map[quic.StreamID]*Receipt)}
 	t.credit.init(client)
+	t.debt.init()
 	return t
 }
 
@@ -91,7 +93,7 @@ func (t *receiptTracker) RecordEvent(ev qlogwriter.Event) {
 		}
 	case qlog.PacketReceived:
 		if e.Header.PacketType == qlog.PacketType1RTT {
-			t.onReceived(e.Frames)
+			t.onReceived(e.Header.PacketNumber, e.Frames)
 		}
 	case qlog.PacketLost:
 		if e.Header.PacketType == qlog.PacketType1RTT {
@@ -164,6 +166,9 @@ func (t *receiptTracker) onSent(pn qlog.PacketNumber, frames []qlog.Frame) {
 	for _, f := range frames {
 		sf, ok := f.Frame.(*qlog.StreamFrame)
 		if !ok {
+			if ack, isAck := f.Frame.(*qlog.AckFrame); isAck {
+				t.debt.onAckSentLocked(ack)
+			}
 			continue
 		}
 		r, watched := t.streams[sf.StreamID]
@@ -178,9 +183,10 @@ func (t *receiptTracker) onSent(pn qlog.PacketNumber, frames []qlog.Frame) {
 	}
 }
 
-func (t *receiptTracker) onReceived(frames []qlog.Frame) {
+func (t *receiptTracker) onReceived(pn qlog.PacketNumber, frames []qlog.Frame) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.debt.onReceivedLocked(pn, frames)
 	for _, f := range frames {
 		switch fr := f.Frame.(type) {
 		case *qlog.AckFrame:

@@ -4,7 +4,9 @@
  * ends a batch with its sentence as the drainer's last error; cancellation
  * still works by op handle; the descriptor is readable exactly while
  * outcomes wait; a bad cq refuses the _async call; a direct weida_cq_post
- * is queued with op 0; misuse of the cq functions is refused.
+ * is queued with op 0; misuse of the cq functions is refused; a send that
+ * needs no waiting is finished on the caller's thread, its outcome queued
+ * before the _async call returns.
  */
 #include <poll.h>
 #include "testkit.h"
@@ -89,6 +91,32 @@ static void failures_end_a_batch(world_t *w, weida_cq_t cq, int fd) {
     EXPECT(!readable(fd), "the descriptor clears after the failures");
 }
 
+/* A small send on a live connection needs no waiting: its outcome is in
+ * the queue when weida_pusher_send_async returns, no thread woken for it. */
+static void sends_that_need_no_wait_finish_at_once(world_t *w, weida_cq_t cq, int fd) {
+    weida_puller_t p;
+    CHECK(weida_binding_puller(w->binding, "/cq-now", &p));
+    weida_pusher_t push = pusher_to(w, "/cq-now");
+    for (int i = 0; i < 5; i++) {
+        weida_op_t op;
+        CHECK(weida_pusher_send_async(push, "now", 3, weida_cq_post, (void *)(uintptr_t)cq, &op));
+        EXPECT(readable(fd), "send %d: the outcome is queued before the call returns", i);
+        weida_completion_t c;
+        size_t n;
+        CHECK(weida_cq_drain(cq, &c, 1, &n));
+        EXPECT(n == 1 && c.op == op && c.code == WEIDA_OK, "send %d: its own outcome, OK", i);
+        weida_msg_t m;
+        CHECK(weida_puller_recv(p, 64, &m));
+        const void *data;
+        size_t len;
+        CHECK(weida_msg_data(m, &data, &len));
+        EXPECT(len == 3 && memcmp(data, "now", 3) == 0, "send %d arrived whole", i);
+        CHECK(weida_close(m));
+    }
+    CHECK(weida_close(push));
+    CHECK(weida_close(p));
+}
+
 static void direct_posts_and_misuse(weida_cq_t cq, int fd) {
     weida_cq_post((void *)(uintptr_t)cq, WEIDA_OK, 7, 8);
     weida_completion_t c;
@@ -127,6 +155,7 @@ int main(void) {
     world_t w = world_new();
     outcomes_and_order(&w, cq, fd);
     failures_end_a_batch(&w, cq, fd);
+    sends_that_need_no_wait_finish_at_once(&w, cq, fd);
     world_close(&w);
     direct_posts_and_misuse(cq, fd);
     CHECK(weida_close(cq));
