@@ -68,7 +68,27 @@ func (rt *Runtime) Drain(deadline time.Time) (Drained, error) {
 	for _, c := range conns {
 		_ = c.AwaitPeerConsumed(ctx)
 	}
+	if len(conns) > 0 {
+		linger(ctx)
+	}
 	outboxed := rt.outboxed()
 	rt.Shutdown()
 	return Drained{Delivered: uint64(delivered), Outstanding: uint64(outstanding + outboxed + unwritten)}, nil
+}
+
+// drainLinger is how long a drain keeps its connections open after what it
+// can observe is done. A peer reading an answer on a stream it opened (a
+// reply) sends no signal once it has read it, and quic-go discards what a
+// closed connection's streams still hold: without a pause, a reply whose
+// receipt arrived could still be lost to the reader a moment from taking it.
+const drainLinger = 20 * time.Millisecond
+
+// linger waits drainLinger, or until ctx (the drain's deadline) ends.
+func linger(ctx context.Context) {
+	t := time.NewTimer(drainLinger)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }

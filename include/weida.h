@@ -1040,6 +1040,10 @@ int weida_dish_peer_count(weida_dish_t d, size_t *count);
  * _async call fail with WEIDA_EBADHANDLE, nothing started. Closing a cq
  * drops outcomes not yet drained (their result handles stay open):
  * close it only once its operations are done and drained.
+ * An operation that needs no waiting may be done on the calling thread,
+ * its outcome queued before the _async call returns (today: a pusher's
+ * send of at most 16 KiB with stream credit and window at hand, or into
+ * the outbox with room): no thread is woken to run it or to report it.
  */
 /* A new, empty completion queue. */
 int weida_cq_new(weida_cq_t *out);
