@@ -19,9 +19,14 @@ type IncomingExchange struct {
 }
 
 func newIncomingExchange(ex *transport.Exchange) *IncomingExchange {
-	e := &IncomingExchange{ex: ex}
-	e.req.init(ex.In)
+	e := new(IncomingExchange)
+	e.init(ex)
 	return e
+}
+
+func (e *IncomingExchange) init(ex *transport.Exchange) {
+	e.ex = ex
+	e.req.init(ex.In)
 }
 
 // Request is the request half: read it like any incoming transfer.

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/weida-go/weida/core/errs"
+	"github.com/weida-go/weida/core/internal/ctxwatch"
 )
 
 // Requester is the asking side of Req/Rep (SEMANTICS.md §2.1): it connects
@@ -15,7 +16,8 @@ import (
 // redial, bounded by ctx and Config.SendTimeout. Exchanges may run
 // concurrently from any number of goroutines.
 type Requester struct {
-	d *dialer
+	d       *dialer
+	watches ctxwatch.Set // what abandons exchanges when their contexts end
 }
 
 // Requester creates a requester that verifies servers under trust.
@@ -81,33 +83,30 @@ func (r *Requester) RequestWith(ctx context.Context, meta TransferMeta, payload 
 	if err != nil {
 		return nil, IncomingMeta{}, err
 	}
-	return reqrepExchange(ctx, out, reply, payload, maxReplyBytes)
+	return reqrepExchange(ctx, &r.watches, out, reply, payload, maxReplyBytes)
 }
 
 // Close releases the endpoint's connections and stops its redials.
 // Exchanges still waiting for a reply may end Indeterminate.
 func (r *Requester) Close() error {
 	r.d.close()
+	r.watches.Close()
 	return nil
 }
 
 // reqrepExchange writes the request (a large one on its own goroutine while
 // this one receives the reply), then decides the one outcome the caller sees.
-func reqrepExchange(ctx context.Context, out *OutgoingTransfer, reply *ReplyStream, payload []byte, maxReplyBytes int64) ([]byte, IncomingMeta, error) {
-	sender := &reqrepSender{out: out}
-	// Reply.Recv honours ctx itself; this also unblocks the body read and
-	// the request write. A context that cannot end needs no watcher.
-	if ctx.Done() != nil {
-		stop := context.AfterFunc(ctx, func() {
-			sender.abort()
-			_ = reply.Close()
-		})
-		defer stop()
-	}
+// While it runs, ctx ending resets both halves (through ws).
+func reqrepExchange(ctx context.Context, ws *ctxwatch.Set, out *OutgoingTransfer, reply *ReplyStream, payload []byte, maxReplyBytes int64) ([]byte, IncomingMeta, error) {
+	sender := &reqrepSender{out: out, reply: reply}
+	// The watch unblocks the request write, the wait for the reply and the
+	// read of its body alike.
+	ws.Watch(ctx, &sender.watch, sender)
+	defer ws.Unwatch(&sender.watch)
 	sender.start(payload)
 
-	// The watcher above already abandons the reply when ctx ends, so the
-	// receive need not watch ctx a second time (one AfterFunc fewer).
+	// The watch above already abandons the reply when ctx ends, so the
+	// receive need not watch ctx a second time.
 	in, err := reply.Recv(context.Background())
 	var body []byte
 	if err == nil {
@@ -167,8 +166,10 @@ func reqrepIsLoss(err error) bool {
 // it unless it already finished, so a request that got its FIN out is never
 // reset after the fact.
 type reqrepSender struct {
-	out  *OutgoingTransfer
-	done chan struct{}
+	out   *OutgoingTransfer
+	reply *ReplyStream
+	done  chan struct{}
+	watch ctxwatch.Entry // its place among the exchanges waiting under ctx
 
 	mu       sync.Mutex
 	finished bool
@@ -229,6 +230,12 @@ func (s *reqrepSender) abort() {
 	}
 }
 
+// abandon resets both halves: the exchange's context ended.
+func (s *reqrepSender) Abandon() {
+	s.abort()
+	_ = s.reply.Close()
+}
+
 // wait waits for the writer and reports whether the FIN went out, or why not.
 func (s *reqrepSender) wait() (finished bool, err error) {
 	<-s.done
@@ -242,9 +249,10 @@ func (s *reqrepSender) wait() (finished bool, err error) {
 // stalls the requesters' opens. One-way transfers at its path are refused
 // UNSUPPORTED.
 type Replier struct {
-	l    *Listener
-	path string
-	q    *queueRoute
+	l       *Listener
+	path    string
+	q       *queueRoute
+	watches ctxwatch.Set // what abandons reads and replies when their contexts end
 }
 
 // Replier registers a replier at path.
@@ -276,14 +284,24 @@ func (r *Replier) Accept(ctx context.Context, maxBytes int64) (*Request, error) 
 		return nil, errs.New(errs.KindRuntime, "accept: maxBytes must not be negative, got %d", maxBytes)
 	}
 	for {
-		ex, err := r.AcceptStream(ctx)
+		it, err := r.q.next(ctx)
 		if err != nil {
 			return nil, err
 		}
-		body, err := pullCollect(ctx, ex.Request(), maxBytes)
+		// The exchange and the Request it becomes in one allocation.
+		accepted := &struct {
+			ex  IncomingExchange
+			req Request
+		}{}
+		ex, req := &accepted.ex, &accepted.req
+		ex.init(it.ex)
+		r.watches.Watch(ctx, &req.watch, (*refuseOnEnd)(&ex.req))
+		body, err := ex.req.Collect(maxBytes)
+		r.watches.Unwatch(&req.watch) // ctx.Err tells below whether it refused the read
 		switch {
 		case err == nil:
-			return newRequest(ex, body), nil
+			req.ex, req.payload, req.watches = ex, body, &r.watches
+			return req, nil
 		case ctx.Err() != nil:
 			_ = ex.Refuse()
 			return nil, errs.Wrap(errs.KindCanceled, ctx.Err(), "accept abandoned: the request being read was refused")
@@ -311,5 +329,6 @@ func (r *Replier) AcceptStream(ctx context.Context) (*IncomingExchange, error) {
 func (r *Replier) Close() error {
 	r.l.unregister(r.path, r.q)
 	r.q.close()
+	r.watches.Close()
 	return nil
 }

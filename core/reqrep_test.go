@@ -608,3 +608,45 @@ func TestRequestCanceledAwaitingReply(t *testing.T) {
 		})
 	}
 }
+
+// TestReplyCanceledByItsContext ends the replier's context while its reply
+// is stuck on flow control (the requester reads one byte and stops): Reply
+// returns Canceled and the requester's read ends in the reset, never EOF.
+// Accept and Reply share the context, as a server loop's calls do.
+func TestReplyCanceledByItsContext(t *testing.T) {
+	_, b, rep := reqrepServe(t, "/stuck")
+	req := reqrepRequester(t, b.URL("/stuck"))
+	out, reply, err := req.Open(ctxFor(t), weida.TransferMeta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := out.Write([]byte("go")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := out.Finish(); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithCancel(ctxFor(t))
+	defer cancel()
+	r, err := rep.Accept(ctx, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replied := make(chan error, 1)
+	// Far beyond the 1 MiB stream window the requester never reopens.
+	go func() { replied <- r.Reply(ctx, reqrepPattern(8<<20)) }()
+
+	in, err := reply.Recv(ctxFor(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(in, make([]byte, 1)); err != nil { // the reply is being written
+		t.Fatal(err)
+	}
+	cancel()
+	reqrepWantKind(t, "reply under an ended context", <-replied, weida.KindCanceled)
+	if _, err := io.Copy(io.Discard, in); !errors.Is(err, weida.ErrCanceled) {
+		t.Fatalf("the requester's read of a reset reply: %v, want Canceled (never EOF)", err)
+	}
+}

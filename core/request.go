@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/weida-go/weida/core/errs"
+	"github.com/weida-go/weida/core/internal/ctxwatch"
 )
 
 // Request is one accepted request whose payload was read whole (Replier.Accept,
@@ -14,18 +15,17 @@ import (
 type Request struct {
 	ex      *IncomingExchange
 	payload []byte
-	meta    IncomingMeta
-}
-
-func newRequest(ex *IncomingExchange, payload []byte) *Request {
-	return &Request{ex: ex, payload: payload, meta: ex.Request().Meta()}
+	// watches abandons the reply being written when its context ends;
+	// watch is this request's place there (core/internal/ctxwatch).
+	watches *ctxwatch.Set
+	watch   ctxwatch.Entry
 }
 
 // Payload is the whole request payload.
 func (r *Request) Payload() []byte { return r.payload }
 
 // Meta is the request's header and the requester's proved key.
-func (r *Request) Meta() IncomingMeta { return r.meta }
+func (r *Request) Meta() IncomingMeta { return r.ex.req.Meta() }
 
 // Reporter answers the report the requester ordered on its request (for
 // example Processed once the work is done, before or without the reply);
@@ -46,19 +46,16 @@ func (r *Request) Reply(ctx context.Context, payload []byte) error {
 // in the requester's trace unless the application says otherwise.
 func (r *Request) ReplyWith(ctx context.Context, meta TransferMeta, payload []byte) error {
 	if meta.Traceparent == "" && meta.Tracestate == "" {
-		meta.Traceparent, _ = r.meta.Traceparent()
-		meta.Tracestate, _ = r.meta.Tracestate()
+		meta.Traceparent, _ = r.ex.req.meta.Traceparent()
+		meta.Tracestate, _ = r.ex.req.meta.Tracestate()
 	}
 	out, err := r.ex.Reply(meta.whole(len(payload)))
 	if err != nil {
 		return err
 	}
-	stop := neverStops
-	if ctx.Done() != nil { // a context that cannot end needs no watcher
-		stop = context.AfterFunc(ctx, out.Cancel)
-	}
+	r.watches.Watch(ctx, &r.watch, (*cancelOnEnd)(out))
 	_, err = out.Write(payload)
-	if !stop() {
+	if !r.watches.Unwatch(&r.watch) {
 		return errs.Wrap(errs.KindCanceled, ctx.Err(), "reply abandoned: the reply was reset")
 	}
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/weida-go/weida/core/cursor"
 	"github.com/weida-go/weida/core/errs"
 	"github.com/weida-go/weida/core/identity"
+	"github.com/weida-go/weida/core/internal/ctxwatch"
 	"github.com/weida-go/weida/core/wire"
 )
 
@@ -41,7 +42,7 @@ type Conn struct {
 
 	reports *cursor.Registry[ReportSink] // report ids this side handed out (reports.go)
 
-	replyWatches replyWatches // the contexts replies are awaited under (replywatch.go)
+	replyWatches ctxwatch.Set // abandons a reply when the context Recv waits under ends
 	// lastEndpoint is the path of the latest inbound stream (decodeInbound).
 	lastEndpoint atomic.Pointer[string]
 
@@ -226,7 +227,7 @@ func (c *Conn) end(e *errs.Error) {
 		close(c.done)
 		c.receipts.fail(e)
 		c.reports.Close()
-		c.replyWatches.close()
+		c.replyWatches.Close()
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/quic-go/quic-go"
 
 	"github.com/weida-go/weida/core/errs"
+	"github.com/weida-go/weida/core/internal/ctxwatch"
 	"github.com/weida-go/weida/core/wire"
 )
 
@@ -91,19 +92,23 @@ type ReplyHalf struct {
 	// hands it out once (a misused second Recv gets its own).
 	in      InStream
 	inTaken atomic.Bool
-	// watchSlot places the half in the list of its context's replyWatch
-	// while Recv waits (index plus one; 0: not waiting). Guarded by the
-	// connection's replyWatches.mu.
-	watchSlot int32
+	// watch is the half's place among what its connection abandons when
+	// a context ends, while Recv waits (core/internal/ctxwatch).
+	watch ctxwatch.Entry
 }
+
+// abandonReply is a reply half whose Recv waits: abandoning it stops the
+// reply (STOP_SENDING CANCELED).
+type abandonReply ReplyHalf
+
+func (r *abandonReply) Abandon() { r.s.CancelRead(quic.StreamErrorCode(wire.CodeCanceled)) }
 
 // Recv waits for the reply header. ERROR frames become typed errors; a lost
 // connection is Indeterminate (the request may have been acted on); ctx
 // ending abandons the reply with STOP_SENDING(CANCELED).
 func (r *ReplyHalf) Recv(ctx context.Context) (*InStream, error) {
-	if ctx.Done() != nil { // a context that can end abandons the reply when it does
-		w := r.c.replyWatches.watch(ctx, r)
-		defer r.c.replyWatches.unwatch(w, r)
+	if r.c.replyWatches.Watch(ctx, &r.watch, (*abandonReply)(r)) { // a context that can end abandons the reply
+		defer r.c.replyWatches.Unwatch(&r.watch)
 	}
 	p, hdr, la, err := r.readHead()
 	if err == nil {
