@@ -59,6 +59,31 @@ func weida_pusher_send_async(h C.weida_pusher_t, data unsafe.Pointer, n C.size_t
 	return start(pusherSend(h, data, n), cb, user, op)
 }
 
+//export weida_pusher_try_send
+func weida_pusher_try_send(h C.weida_pusher_t, data unsafe.Pointer, n C.size_t, sent *C.int) (rc C.int) {
+	defer recoverInto(&rc)
+	if err := required(sent, "sent"); err != nil {
+		return fail(err)
+	}
+	*sent = 0
+	payload, err := lendBytes(data, n, "data") // TrySend copies what it keeps
+	if err != nil {
+		return fail(err)
+	}
+	p, err := lookup[*pusherObj](uint64(h))
+	if err != nil {
+		return fail(err)
+	}
+	ok, err := p.p.TrySend(payload)
+	if err != nil {
+		return fail(err)
+	}
+	if ok {
+		*sent = 1
+	}
+	return codeOK
+}
+
 func pusherOpen(h C.weida_pusher_t) prepared {
 	return on(uint64(h), func(p *pusherObj) prepared { return openCall(p.scope, p.p.Open) })
 }

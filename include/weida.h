@@ -566,6 +566,15 @@ int weida_pusher_connect_async(weida_pusher_t p, const char *url, weida_done_fn 
 int weida_pusher_send(weida_pusher_t p, const void *data, size_t len);
 int weida_pusher_send_async(weida_pusher_t p, const void *data, size_t len,
                             weida_done_fn cb, void *user, weida_op_t *op);
+/* weida_pusher_send that never waits: *sent = 1 once the message is
+ * written with its FIN queued or in the outbox (or dropped there under
+ * OUTBOX_DROP, counted); *sent = 0, nothing done, where send would wait
+ * (stream credit, flow-control room, outbox room under OUTBOX_BLOCK) and
+ * for a message above 16 KiB, a local transport or a connection that
+ * numbers its transfers. Errors are send's that need no waiting to know.
+ * An event loop calls it first and starts weida_pusher_send_async only
+ * when it says 0; it may be called from a completion callback. */
+int weida_pusher_try_send(weida_pusher_t p, const void *data, size_t len, int *sent);
 /* Streamed message: write, then finish (whose completion is the transport
  * receipt). Callback: a = ostream. */
 int weida_pusher_open(weida_pusher_t p, weida_ostream_t *out);

@@ -6,7 +6,8 @@
  * outcomes wait; a bad cq refuses the _async call; a direct weida_cq_post
  * is queued with op 0; misuse of the cq functions is refused; a send that
  * needs no waiting is finished on the caller's thread, its outcome queued
- * before the _async call returns.
+ * before the _async call returns; weida_pusher_try_send does it without a
+ * queue.
  */
 #include <poll.h>
 #include "testkit.h"
@@ -117,6 +118,29 @@ static void sends_that_need_no_wait_finish_at_once(world_t *w, weida_cq_t cq, in
     CHECK(weida_close(p));
 }
 
+/* weida_pusher_try_send sends what needs no waiting at once and says so;
+ * it refuses a NULL out-parameter and a stale handle. */
+static void try_send_never_waits(world_t *w) {
+    weida_puller_t p;
+    CHECK(weida_binding_puller(w->binding, "/try", &p));
+    weida_pusher_t push = pusher_to(w, "/try");
+    int sent = -1;
+    CHECK(weida_pusher_try_send(push, "try", 3, &sent));
+    EXPECT(sent == 1, "a small send on a live connection goes at once (sent=%d)", sent);
+    weida_msg_t m;
+    CHECK(weida_puller_recv(p, 64, &m));
+    const void *data;
+    size_t len;
+    CHECK(weida_msg_data(m, &data, &len));
+    EXPECT(len == 3 && memcmp(data, "try", 3) == 0, "the tried send arrived whole");
+    CHECK(weida_close(m));
+    EXPECT(weida_pusher_try_send(push, "x", 1, NULL) == WEIDA_EINVAL, "a NULL sent is refused");
+    CHECK(weida_close(push));
+    EXPECT(weida_pusher_try_send(push, "x", 1, &sent) == WEIDA_EBADHANDLE && sent == 0,
+           "a closed pusher is a bad handle, nothing sent");
+    CHECK(weida_close(p));
+}
+
 static void direct_posts_and_misuse(weida_cq_t cq, int fd) {
     weida_cq_post((void *)(uintptr_t)cq, WEIDA_OK, 7, 8);
     weida_completion_t c;
@@ -156,6 +180,7 @@ int main(void) {
     outcomes_and_order(&w, cq, fd);
     failures_end_a_batch(&w, cq, fd);
     sends_that_need_no_wait_finish_at_once(&w, cq, fd);
+    try_send_never_waits(&w);
     world_close(&w);
     direct_posts_and_misuse(cq, fd);
     CHECK(weida_close(cq));

@@ -133,6 +133,10 @@ napi_value op_begin(napi_env env, op_t *p, napi_value promise, int rc, weida_op_
 void on_done(void *user, int code, uint64_t a, uint64_t b);
 /* A Promise rejected with the pending exception (bad arguments). */
 napi_value rejected_by_exception(napi_env env);
+/* A Promise already settled by rc: resolved (undefined) when WEIDA_OK,
+ * else rejected with rc's error and this thread's last error sentence.
+ * For a call that finished without starting an operation. */
+napi_value settled_now(napi_env env, int rc);
 
 /* ---- values.c ------------------------------------------------------- */
 

@@ -163,6 +163,21 @@ napi_value op_begin(napi_env env, op_t *p, napi_value promise, int rc, weida_op_
     return promise;
 }
 
+napi_value settled_now(napi_env env, int rc) {
+    napi_value promise;
+    napi_deferred deferred;
+    addon_of(env)->last_op = 0; /* nothing left running to cancel */
+    napi_create_promise(env, &deferred, &promise);
+    if (rc == WEIDA_OK) {
+        napi_resolve_deferred(env, deferred, js_undefined(env));
+    } else {
+        char *cause = last_error_text();
+        napi_reject_deferred(env, deferred, make_error(env, rc, cause));
+        free(cause);
+    }
+    return promise;
+}
+
 napi_value rejected_by_exception(napi_env env) {
     napi_value error, promise;
     napi_deferred deferred;

@@ -40,7 +40,22 @@ NAPI_FN(RequestRefuse) { return call_now(env, info, weida_request_refuse); }
 /* ---- Push/Pull ---------------------------------------------------------- */
 
 NAPI_FN(PusherConnect) { return call_with_text(env, info, "url", weida_pusher_connect_async); }
-NAPI_FN(PusherSend) { return call_with_bytes(env, info, "payload", SHAPE_UNIT, weida_pusher_send_async); }
+NAPI_FN(PusherSend) { /* (h, payload, self) -> Promise<undefined> */
+    napi_value argv[3];
+    uint64_t h;
+    const void *data;
+    size_t len;
+    if (!get_args(env, info, 3, argv) || !arg_handle(env, argv[0], &h) ||
+        !arg_bytes(env, argv[1], "payload", &data, &len)) {
+        return rejected_by_exception(env);
+    }
+    /* What needs no waiting is sent here and now: no library thread is
+     * woken to run the send, nor the loop to hear that it finished. */
+    int sent = 0;
+    int rc = weida_pusher_try_send(h, data, len, &sent);
+    if (rc != WEIDA_OK || sent) return settled_now(env, rc);
+    START_OP(SHAPE_UNIT, argv[2], weida_pusher_send_async(h, data, len, on_done, p, &op));
+}
 NAPI_FN(PusherOpen) { return call_plain(env, info, SHAPE_OSTREAM, weida_pusher_open_async); }
 NAPI_FN(PusherPeerCount) { return count_size(env, info, weida_pusher_peer_count); }
 NAPI_FN(PusherDropped) { return count_u64(env, info, weida_pusher_dropped); }

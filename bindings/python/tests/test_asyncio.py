@@ -160,6 +160,20 @@ class PushPull(BoundedCase):
         await pusher.send(b"ok")
         self.assertEqual((await puller.recv(4))[0], b"ok")
 
+    async def test_send_that_needs_no_wait_finishes_without_suspending(self):
+        # A small send on a live connection is done in the call itself: the
+        # coroutine ends at its first step, no future awaited, no loop wake.
+        _, binding, client = await served()
+        puller = binding.puller("/sink")
+        pusher = client.pusher(by_address())
+        await pusher.connect(binding.url("/sink"))
+        step = pusher.send(b"now")
+        with self.assertRaises(StopIteration) as finished:
+            step.send(None)
+        self.assertIsNone(finished.exception.value)
+        self.assertEqual((await puller.recv(MIB))[0], b"now")
+        self.assertEqual(_loop.pending_count(), 0)
+
 
 class Surface(BoundedCase):
     def test_module_surface(self):

@@ -6,10 +6,11 @@ endpoint classes share. Cursors are read with
 
 from __future__ import annotations
 
+from ctypes import byref, c_int
 from typing import Any, Callable, Dict, Iterable, Optional, Tuple
 
 from . import _loop
-from ._boundary import Bytes, bytes_arg
+from ._boundary import Bytes, bytes_arg, check
 from ._cursors import CursorsBase, ReporterBase, order_args
 from ._ffi import lib
 from ._handle import Handle
@@ -76,11 +77,18 @@ def reporting_value(parent: Handle) -> Callable[[int, int], Tuple[bytes, Incomin
 
 
 async def send_ordering(plain: Any, reporting: Any, h: int, payload: Bytes,
-                        report: Optional[Iterable[int]], mode: int) -> Optional[Cursors]:
+                        report: Optional[Iterable[int]], mode: int, try_now: Any = None) -> Optional[Cursors]:
     """A whole-payload send that orders a report when ``report`` is not
-    None: ``plain`` and ``reporting`` are the endpoint's two _async sends."""
+    None: ``plain`` and ``reporting`` are the endpoint's two _async sends;
+    ``try_now``, when given, the send that never waits, tried first (what
+    it sends needs neither a library thread nor a loop wake-up)."""
     data, n = bytes_arg(payload)
     if report is None:
+        if try_now is not None:
+            sent = c_int()
+            check(try_now(h, data, n, byref(sent)))
+            if sent.value:
+                return None
         await _loop.call(plain, (h, data, n), _loop.unit)
         return None
     levels, count, m = order_args(report, mode)

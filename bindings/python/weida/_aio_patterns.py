@@ -127,7 +127,7 @@ class Pusher(Handle):
         with no live connection it waits for one. A reserved level (6..15) or
         an unknown mode raises ``Protocol`` before anything is sent."""
         return await send_ordering(lib.weida_pusher_send_async, lib.weida_pusher_send_reporting_async,
-                                   self._h, payload, report, mode)
+                                   self._h, payload, report, mode, lib.weida_pusher_try_send)
 
     async def open(self, report: Optional[Iterable[int]] = None, mode: int = PROGRESS) -> OutgoingStream:
         """A streamed message: write it in pieces, then finish. ``report`` and

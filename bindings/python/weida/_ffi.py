@@ -205,6 +205,7 @@ _declare("weida_request_reporter", H, OUT_H)
 # Push/Pull
 _waiting("weida_pusher_connect", H, TEXT, _NONE)
 _waiting("weida_pusher_send", H, DATA, SIZE, _NONE)
+_declare("weida_pusher_try_send", H, DATA, SIZE, OUT_INT)
 _waiting("weida_pusher_open", H, OUT_H)
 _waiting("weida_pusher_send_reporting", H, DATA, SIZE, LEVELS, SIZE, MODE, OUT_H)
 _waiting("weida_pusher_open_reporting", H, LEVELS, SIZE, MODE, OUT_H)
