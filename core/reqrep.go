@@ -230,7 +230,7 @@ func (s *reqrepSender) abort() {
 	}
 }
 
-// abandon resets both halves: the exchange's context ended.
+// Abandon resets both halves: the exchange's context ended.
 func (s *reqrepSender) Abandon() {
 	s.abort()
 	_ = s.reply.Close()
