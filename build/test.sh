@@ -11,7 +11,7 @@ go vet ./...
 echo "== go test -race"
 go test -race -count=1 -timeout 20m ./...
 
-echo "== short fuzz pass (${FUZZTIME:=3s} per decoder)"
+echo "== short fuzz pass (${FUZZTIME:=150000x} per decoder)"
 ./build/fuzz.sh "$FUZZTIME"
 
 echo "== C ABI: libweida, the header alone, C examples (also under ASan), 3 s stress"
