@@ -95,6 +95,15 @@ func TestProducerVanishingMidBodyLeavesNoHalfMessage(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			tb, url := startJobs(t)
+			// The admission must have begun reading before the reset: a
+			// stream reset before its header arrived never reaches the queue.
+			// Taking its read buffer is that moment; it happens off the
+			// queue's loop, so it is signalled, not awaited on the loop.
+			q := tb.byPath["/jobs"]
+			reading := make(chan struct{}, 1)
+			if err := q.call(ctxFor(t), func() { q.readBufs.onAcquire = func() { reading <- struct{}{} } }); err != nil {
+				t.Fatal(err)
+			}
 			p := newProducer(t, url)
 			out, err := c.open(p)
 			if err != nil {
@@ -103,9 +112,11 @@ func TestProducerVanishingMidBodyLeavesNoHalfMessage(t *testing.T) {
 			if _, err := out.Write(make([]byte, 100<<10)); err != nil {
 				t.Fatal(err)
 			}
-			// The admission must have begun reading before the reset: a
-			// stream reset before its header arrived never reaches the queue.
-			tb.await(t, "/jobs", "the admission reading the body", func(q *queue) bool { return q.readBufs.lent.Load() == 1 })
+			select {
+			case <-reading:
+			case <-ctxFor(t).Done():
+				t.Fatal("the admission never began reading the body")
+			}
 			out.Cancel()
 			tb.await(t, "/jobs", "the interrupted admission", func(q *queue) bool { return q.interrupted.Load() == 1 })
 			if s := tb.stats(t, "/jobs"); s.Ready != 0 || s.Bytes != 0 {
