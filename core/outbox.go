@@ -55,7 +55,8 @@ func (o *outbox) send(ctx context.Context, payload []byte, meta TransferMeta) er
 		return writeWhole(ctx, conn, payload, meta)
 	}
 	defer o.mu.Unlock()
-	return o.enqueueLocked(ctx, payload, meta)
+	_, err = o.enqueueLocked(ctx, payload, meta, true)
+	return err
 }
 
 // claim checks a body of n bytes against the outbox and, when nothing is
@@ -83,21 +84,27 @@ func (o *outbox) claim(n int) (*transport.Conn, error) {
 	return nil, nil
 }
 
-// enqueueLocked copies the body in, applying the OutboxFull policy at a bound.
-func (o *outbox) enqueueLocked(ctx context.Context, payload []byte, meta TransferMeta) error {
+// enqueueLocked copies the body in, applying the OutboxFull policy at a
+// bound: under OutboxBlock it waits for room, bounded by ctx and
+// SendTimeout, unless wait is false, when it reports false having queued
+// nothing. True once the body is queued, or dropped under OutboxDrop.
+func (o *outbox) enqueueLocked(ctx context.Context, payload []byte, meta TransferMeta, wait bool) (bool, error) {
 	var timeout <-chan time.Time
-	if st := o.rt.cfg.SendTimeout; st > 0 {
-		t := time.NewTimer(st)
-		defer t.Stop()
-		timeout = t.C
-	}
 	for o.fullForLocked(len(payload)) {
 		switch o.rt.cfg.OutboxFull {
 		case OutboxDrop:
 			o.dropped++
-			return nil
+			return true, nil
 		case OutboxReject:
-			return errs.New(errs.KindLimitExceeded, "the outbox is full (%d messages, %d bytes)", len(o.queue), o.bytes)
+			return false, errs.New(errs.KindLimitExceeded, "the outbox is full (%d messages, %d bytes)", len(o.queue), o.bytes)
+		}
+		if !wait {
+			return false, nil
+		}
+		if st := o.rt.cfg.SendTimeout; st > 0 && timeout == nil {
+			t := time.NewTimer(st)
+			defer t.Stop()
+			timeout = t.C
 		}
 		changed := o.changed
 		o.mu.Unlock()
@@ -105,20 +112,20 @@ func (o *outbox) enqueueLocked(ctx context.Context, payload []byte, meta Transfe
 		case <-changed:
 		case <-ctx.Done():
 			o.mu.Lock()
-			return errs.Wrap(errs.KindCanceled, ctx.Err(), "stopped waiting for outbox room")
+			return false, errs.Wrap(errs.KindCanceled, ctx.Err(), "stopped waiting for outbox room")
 		case <-timeout:
 			o.mu.Lock()
-			return errs.New(errs.KindExpired, "send timeout: the outbox stayed full")
+			return false, errs.New(errs.KindExpired, "send timeout: the outbox stayed full")
 		}
 		o.mu.Lock()
 		if o.closed {
-			return errEndpointClosed()
+			return false, errEndpointClosed()
 		}
 	}
 	o.queue = append(o.queue, outboxItem{payload: append([]byte(nil), payload...), meta: meta})
 	o.bytes += int64(len(payload))
 	o.notifyLocked()
-	return nil
+	return true, nil
 }
 
 // fullForLocked reports whether a body of n bytes finds no room now.
@@ -138,20 +145,7 @@ func (o *outbox) trySend(payload []byte) (bool, error) {
 		return sendNow(conn, payload), nil
 	}
 	defer o.mu.Unlock()
-	if o.fullForLocked(len(payload)) {
-		switch o.rt.cfg.OutboxFull {
-		case OutboxDrop:
-			o.dropped++
-			return true, nil
-		case OutboxReject:
-			return false, errs.New(errs.KindLimitExceeded, "the outbox is full (%d messages, %d bytes)", len(o.queue), o.bytes)
-		}
-		return false, nil
-	}
-	o.queue = append(o.queue, outboxItem{payload: append([]byte(nil), payload...)})
-	o.bytes += int64(len(payload))
-	o.notifyLocked()
-	return true, nil
+	return o.enqueueLocked(context.Background(), payload, TransferMeta{}, false)
 }
 
 // sendNow writes payload as a whole transfer on c if that needs no wait.
