@@ -3,6 +3,8 @@ package transport
 import (
 	"context"
 
+	"github.com/quic-go/quic-go"
+
 	"github.com/weida-go/weida/core/errs"
 	"github.com/weida-go/weida/core/wire"
 )
@@ -27,19 +29,32 @@ func (c *Conn) OpenUniNow(h *wire.Data) (*OutStream, error) {
 		}
 		return o, nil
 	}
-	s, err := c.qc.OpenUniStream()
+	s, ok, err := c.openQUICUniNow()
 	if err != nil {
-		if isStreamLimit(err) {
-			return nil, errs.New(errs.KindLimitExceeded, "no stream credit from the peer right now")
-		}
-		return nil, c.quicOpenError(context.Background(), err)
+		return nil, err
 	}
-	c.receipts.credit.countOpened(streamUni)
+	if !ok {
+		return nil, errs.New(errs.KindLimitExceeded, "no stream credit from the peer right now")
+	}
 	o := newOutStream(c, s)
 	if err := o.writeData(h); err != nil {
 		return nil, err
 	}
 	return o, nil
+}
+
+// openQUICUniNow opens a QUIC uni stream without waiting: false, with no
+// error, when the peer's stream credit is spent right now.
+func (c *Conn) openQUICUniNow() (*quic.SendStream, bool, error) {
+	s, err := c.qc.OpenUniStream()
+	if err != nil {
+		if isStreamLimit(err) {
+			return nil, false, nil
+		}
+		return nil, false, c.quicOpenError(context.Background(), err)
+	}
+	c.receipts.credit.countOpened(streamUni)
+	return s, true, nil
 }
 
 // SetUrgency schedules the stream by RFC 9218 urgency (0 most urgent, 7

@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"context"
 	"errors"
 
 	"github.com/quic-go/quic-go"
@@ -26,14 +25,10 @@ func (c *Conn) SendNow(h *wire.Data, payload []byte) (*Receipt, bool, error) {
 	if err := c.Err(); err != nil {
 		return nil, false, err
 	}
-	s, err := c.qc.OpenUniStream()
-	if err != nil {
-		if isStreamLimit(err) {
-			return nil, false, nil
-		}
-		return nil, false, c.quicOpenError(context.Background(), err)
+	s, ok, err := c.openQUICUniNow()
+	if !ok || err != nil {
+		return nil, false, err
 	}
-	c.receipts.credit.countOpened(streamUni)
 	o := newOutStream(c, s)
 	if err := o.writeData(h); err != nil {
 		return nil, false, err // the header the peer would refuse: Cancel reset the stream
