@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/weida-go/weida/tests/bench/wakeup"
 	"github.com/weida-go/weida/tests/bench/zmq"
 )
 
@@ -25,6 +26,11 @@ type Machine struct {
 	LoadStart [3]float64 `json:"load_start"`
 	LoadEnd   [3]float64 `json:"load_end"`
 	Versions  []Version  `json:"versions"`
+	// Wakeup is what waking a sleeping thread costs here: the floor under
+	// every binding operation that waits, which crosses threads twice.
+	Wakeup wakeup.Figures `json:"wakeup"`
+	// WakeupErr says why Wakeup is zero, when it could not be measured.
+	WakeupErr string `json:"wakeup_error,omitempty"`
 }
 
 // Version is one library's version as built into the harness.
@@ -46,6 +52,11 @@ func describeMachine() Machine {
 		LoadStart: loadAverage(),
 	}
 	m.Versions = libraryVersions()
+	if f, err := wakeup.Measure(wakeup.Rounds, wakeup.Gap); err != nil {
+		m.WakeupErr = err.Error()
+	} else {
+		m.Wakeup = f
+	}
 	return m
 }
 

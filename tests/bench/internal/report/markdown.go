@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/weida-go/weida/tests/bench/internal/harness"
 )
@@ -153,6 +154,7 @@ func (w *writer) machine() {
 	for _, v := range m.Versions {
 		w.tableRow([]string{v.Name, v.Version})
 	}
+	w.tableRow([]string{"Thread wake-up, one way (median)", wakeupText(m)})
 	w.tableRow([]string{"Load average (1/5/15 min) at start", loadText(m.LoadStart)})
 	w.tableRow([]string{"Load average at end", loadText(m.LoadEnd)})
 	w.p("")
@@ -160,6 +162,26 @@ func (w *writer) machine() {
 		"Systems take turns within each repetition so background load spreads over all of them, but absolute figures are noisy; "+
 		"the ratios are the point. Each group's load average at its start is in its section.", m.Cores)
 	w.p("")
+}
+
+// wakeupText words the machine's thread wake-up figures (package wakeup).
+func wakeupText(m harness.Machine) string {
+	if m.WakeupErr != "" {
+		return "not measured: " + m.WakeupErr
+	}
+	if m.Wakeup.SameCPU == 0 {
+		return "not measured"
+	}
+	text := fmt.Sprintf("%s on the waker's CPU", micros(m.Wakeup.SameCPU))
+	if m.Wakeup.AcrossCPUs > 0 {
+		text = fmt.Sprintf("%s from another CPU, %s", micros(m.Wakeup.AcrossCPUs), text)
+	}
+	return text + " (a binding operation that waits pays two)"
+}
+
+// micros is d in microseconds, one decimal.
+func micros(d time.Duration) string {
+	return fmt.Sprintf("%.1f µs", float64(d)/float64(time.Microsecond))
 }
 
 func loadText(l [3]float64) string { return fmt.Sprintf("%.2f / %.2f / %.2f", l[0], l[1], l[2]) }

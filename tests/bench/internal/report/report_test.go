@@ -3,8 +3,10 @@ package report
 import (
 	"math"
 	"testing"
+	"time"
 
 	"github.com/weida-go/weida/tests/bench/internal/harness"
+	"github.com/weida-go/weida/tests/bench/wakeup"
 )
 
 func TestNumber(t *testing.T) {
@@ -113,6 +115,27 @@ func TestWorstPerGroupKeepsEachWorkloadsWorstCase(t *testing.T) {
 	for i, g := range got {
 		if g.Case != want[i] {
 			t.Errorf("position %d: case %s, want %s", i, g.Case, want[i])
+		}
+	}
+}
+
+func TestWakeupText(t *testing.T) {
+	tests := []struct {
+		name string
+		m    harness.Machine
+		want string
+	}{
+		{"both", harness.Machine{Wakeup: wakeup.Figures{AcrossCPUs: 33500 * time.Nanosecond, SameCPU: 1450 * time.Nanosecond}},
+			"33.5 µs from another CPU, 1.4 µs on the waker's CPU (a binding operation that waits pays two)"},
+		{"one CPU", harness.Machine{Wakeup: wakeup.Figures{SameCPU: 2 * time.Microsecond}},
+			"2.0 µs on the waker's CPU (a binding operation that waits pays two)"},
+		{"failed", harness.Machine{WakeupErr: "wakeup: cannot read this thread's CPU affinity"},
+			"not measured: wakeup: cannot read this thread's CPU affinity"},
+		{"absent", harness.Machine{}, "not measured"},
+	}
+	for _, tt := range tests {
+		if got := wakeupText(tt.m); got != tt.want {
+			t.Errorf("%s: wakeupText = %q, want %q", tt.name, got, tt.want)
 		}
 	}
 }
