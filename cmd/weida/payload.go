@@ -74,7 +74,12 @@ func sendPayload(ctx context.Context, out *weida.OutgoingTransfer, payload []byt
 // copyInPieces streams src to dst as it arrives, one read of at most
 // pieceSize at a time, and counts what was copied. count may be nil.
 func copyInPieces(dst io.Writer, src io.Reader, count func(int)) (int64, error) {
-	buf := make([]byte, pieceSize)
+	return copyThrough(dst, src, make([]byte, pieceSize), count)
+}
+
+// copyThrough is copyInPieces reading into buf, for a caller that copies
+// many payloads and keeps one buffer for all of them.
+func copyThrough(dst io.Writer, src io.Reader, buf []byte, count func(int)) (int64, error) {
 	var total int64
 	for {
 		n, readErr := src.Read(buf)

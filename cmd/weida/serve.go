@@ -15,7 +15,8 @@ var (
 	optEcho = option{name: "--echo",
 		help: "answer each request with its own body, streamed straight back"}
 	optSink = option{name: "--sink",
-		help: "write every transfer's payload to stdout, back to back with no separator"}
+		help: "write every transfer's payload to stdout, back to back with no separator " +
+			"(small ones that arrive together are written together, each within 1 ms)"}
 	optPub = option{name: "--pub",
 		help: `publish each line of stdin as "TOPIC BODY" (split at the first space; a line ` +
 			"without one is a body on the empty topic), and exit at the end of stdin"}
