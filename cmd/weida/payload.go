@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	weida "github.com/weida-go/weida/core"
 )
@@ -71,15 +72,17 @@ func sendPayload(ctx context.Context, out *weida.OutgoingTransfer, payload []byt
 	return out.Finish()
 }
 
+// pieceBuffers keeps copyInPieces' buffers between copies: a server copies
+// a payload per request, and a fresh 64 KiB each time is garbage for the
+// collector to clear.
+var pieceBuffers = sync.Pool{New: func() any { b := make([]byte, pieceSize); return &b }}
+
 // copyInPieces streams src to dst as it arrives, one read of at most
 // pieceSize at a time, and counts what was copied. count may be nil.
 func copyInPieces(dst io.Writer, src io.Reader, count func(int)) (int64, error) {
-	return copyThrough(dst, src, make([]byte, pieceSize), count)
-}
-
-// copyThrough is copyInPieces reading into buf, for a caller that copies
-// many payloads and keeps one buffer for all of them.
-func copyThrough(dst io.Writer, src io.Reader, buf []byte, count func(int)) (int64, error) {
+	bp := pieceBuffers.Get().(*[]byte)
+	defer pieceBuffers.Put(bp)
+	buf := *bp
 	var total int64
 	for {
 		n, readErr := src.Read(buf)

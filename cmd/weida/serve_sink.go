@@ -91,12 +91,11 @@ type sinkWriter struct {
 	hold     time.Duration // sinkHold; tests lengthen it
 	timer    *time.Timer   // flushes held bytes within hold
 	armed    bool
-	piece    []byte // the read buffer every transfer reuses
 }
 
 func newSinkWriter(con console, hold time.Duration) *sinkWriter {
 	w := &sinkWriter{out: bufio.NewWriterSize(con.out, 4*sinkSmall), err: bufio.NewWriter(con.err),
-		stdout: con.out, stderr: con.err, hold: hold, piece: make([]byte, pieceSize)}
+		stdout: con.out, stderr: con.err, hold: hold}
 	w.timer = time.AfterFunc(time.Hour, w.flush)
 	w.timer.Stop()
 	return w
@@ -111,7 +110,7 @@ func (w *sinkWriter) transfer(t *weida.IncomingTransfer) {
 		w.flush() // what came before goes first
 		dst = w.stdout
 	}
-	n, err := copyThrough(dst, t, w.piece, nil)
+	n, err := copyInPieces(dst, t, nil)
 	_ = t.Close() // after EOF a no-op; before it, stops the sender
 	if err != nil {
 		w.report("weida: transfer failed after %d bytes: %v\n", n, err)
