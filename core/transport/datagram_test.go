@@ -9,6 +9,7 @@ import (
 
 	"github.com/quic-go/quic-go"
 
+	"github.com/weida-go/weida/core/errs"
 	"github.com/weida-go/weida/core/identity"
 	"github.com/weida-go/weida/core/wire"
 )
@@ -22,10 +23,13 @@ type flowRecorder struct {
 func (r *flowRecorder) Flow(_ *Conn, f *InFlow) { r.flows <- f }
 
 // startFlowServer is a listener whose handler takes flows, with datagrams
-// on when on is set.
-func startFlowServer(t *testing.T, on bool) (*server, *flowRecorder) {
+// on when on is set; tune, when given, adjusts its Config.
+func startFlowServer(t *testing.T, on bool, tune ...func(*Config)) (*server, *flowRecorder) {
 	t.Helper()
 	cfg := NewConfig()
+	for _, f := range tune {
+		f(&cfg)
+	}
 	if on {
 		cfg.DatagramReceiveBytes = DefaultDatagramReceiveBytes
 	}
@@ -170,6 +174,37 @@ func TestFlowsBeyondMaxFlowsAreRefused(t *testing.T) {
 	var se *quic.StreamError
 	if err := context.Cause(extra.Context()); !errors.As(err, &se) || wire.AppCode(se.ErrorCode) != wire.CodeLimitExceeded {
 		t.Fatalf("flow %d ended with %v, want STOP_SENDING(LIMIT_EXCEEDED)", MaxFlows, err)
+	}
+}
+
+// OpenFlowNow never waits for the peer's stream credit: with it spent it
+// fails LimitExceeded at once, and the connection goes on.
+func TestOpenFlowNowWithoutCreditIsLimitExceeded(t *testing.T) {
+	const credit = 4
+	srv, h := startFlowServer(t, true, func(c *Config) { c.Limits.MaxConcurrentUniStreams = credit })
+	cfg := NewConfig()
+	cfg.DatagramReceiveBytes = DefaultDatagramReceiveBytes
+	c, _ := dialServer(t, srv, srv.l.Addr(), cfg)
+	opened := 0
+	for ; ; opened++ {
+		f, err := c.OpenFlowNow(wire.Flow{Endpoint: "/t", Flow: uint64(opened)})
+		if err != nil {
+			if !errors.Is(err, errs.ErrLimitExceeded) {
+				t.Fatalf("flow %d: %v, want LimitExceeded", opened, err)
+			}
+			break
+		}
+		t.Cleanup(f.Close)
+		<-h.flows // the peer holds it: its credit stays spent
+		if opened == credit {
+			t.Fatalf("%d flows opened on a credit of %d", opened+1, credit)
+		}
+	}
+	if opened == 0 {
+		t.Fatal("no flow opened at all")
+	}
+	if err := c.Err(); err != nil {
+		t.Fatalf("the connection ended: %v", err)
 	}
 }
 

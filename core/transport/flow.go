@@ -83,17 +83,17 @@ func (c *Conn) openFlow(ctx context.Context, h wire.Flow, wait bool) (*OutFlow, 
 	var s *quic.SendStream
 	var err error
 	if wait {
-		s, err = c.qc.OpenUniStreamSync(ctx)
+		if s, err = c.openQUICUni(ctx); err != nil {
+			return nil, err
+		}
 	} else {
-		s, err = c.qc.OpenUniStream()
-	}
-	if err != nil {
-		if isStreamLimit(err) {
+		var opened bool
+		if s, opened, err = c.openQUICUniNow(); err != nil {
+			return nil, err
+		} else if !opened {
 			return nil, errs.New(errs.KindLimitExceeded, "no stream credit for a FLOW stream now")
 		}
-		return nil, c.quicOpenError(ctx, err)
 	}
-	c.receipts.credit.countOpened(streamUni)
 	if wait {
 		_, err = s.Write(frame)
 	} else if err = s.TryWriteAll(frame); errors.Is(err, quic.ErrWouldBlock) {

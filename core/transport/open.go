@@ -94,6 +94,16 @@ func (c *Conn) openUniStream(ctx context.Context) (uniSend, error) {
 		}
 		return s, nil
 	}
+	s, err := c.openQUICUni(ctx)
+	if err != nil {
+		return nil, err // a nil interface, not one holding a nil stream
+	}
+	return s, nil
+}
+
+// openQUICUni opens a QUIC uni stream, waiting for the peer's stream credit
+// (bounded by ctx); openQUICUniNow is its form that never waits.
+func (c *Conn) openQUICUni(ctx context.Context) (*quic.SendStream, error) {
 	s, err := c.qc.OpenUniStreamSync(ctx)
 	if err != nil {
 		return nil, c.quicOpenError(ctx, err)
