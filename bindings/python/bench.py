@@ -5,7 +5,8 @@ on loopback, one connection established before the clock starts.
     python bench.py [--n N] [--server thread|process] [--weida PATH]
 
   reqrep-1KiB    one 1 KiB request and its 1 KiB echo, one after another:
-                 median, p99 and mean round trip (µs)
+                 median, p99 and mean round trip (µs); asyncio also with 64
+                 requests in flight (requests/s)
   push-64B       64-byte messages, each send returned before the next, the
                  clock stopped once the puller has read them all (msgs/s,
                  and the median and p99 of one send); asyncio also with 64
@@ -138,8 +139,8 @@ def report(surface: str, name: str, rtts: list) -> None:
     figures(surface, "reqrep_1k", median_us=median, p99_us=tail, msgs_per_s=len(rtts) / sum(rtts))
 
 
-def rate(name: str, n: int, seconds: float) -> None:
-    print(f"{name:28s} {n / seconds:10.0f} msgs/s  ({seconds / n * 1e6:.1f} µs/msg)")
+def rate(name: str, n: int, seconds: float, unit: str = "msg") -> None:
+    print(f"{name:28s} {n / seconds:10.0f} {unit}s/s  ({seconds / n * 1e6:.1f} µs/{unit})")
 
 
 def pushed(surface: str, name: str, sends: list, seconds: float) -> None:
@@ -181,7 +182,7 @@ def bench_sync(args, n: int) -> None:
 
 async def bench_asyncio(args, n: int) -> None:
     windowed = n // WINDOW * WINDOW
-    keep, echo_url, sink_url, (sequential_drained, drained) = servers(args, n + 1, [1 + n, 1 + n + windowed])
+    keep, echo_url, sink_url, (sequential_drained, drained) = servers(args, n + 1 + windowed, [1 + n, 1 + n + windowed])
     loop = asyncio.get_running_loop()
     client = weida.Runtime()
     requester = client.requester(weida.Trust.by_address())
@@ -194,6 +195,11 @@ async def bench_asyncio(args, n: int) -> None:
         await requester.request(body, KIB)
         rtts.append(time.perf_counter() - start)
     report("python-asyncio", "asyncio reqrep-1KiB", rtts)
+    start = time.perf_counter()
+    for _ in range(n // WINDOW):
+        await asyncio.gather(*(requester.request(body, KIB) for _ in range(WINDOW)))
+    if windowed:  # with requests in flight, one wake-up drains many outcomes
+        rate(f"asyncio reqrep-1KiB x{WINDOW}", windowed, time.perf_counter() - start, unit="request")
 
     pusher = client.pusher(weida.Trust.by_address())
     await pusher.connect(sink_url)
