@@ -21,7 +21,7 @@ func claimSink(l *weida.Listener, path string, con console) (serveLoop, error) {
 }
 
 // sinkBacklog is how many received transfers may wait for the writer. While
-// some wait, small ones are written to stdout together (sinkWriter).
+// some wait, small ones are written to stdout together (heldConsole).
 const sinkBacklog = 256
 
 // sinkLoop writes transfers to stdout one at a time: payloads follow each
