@@ -20,6 +20,11 @@ func (c *Conn) OpenUni(ctx context.Context, h *wire.Data) (*OutStream, error) {
 	if err != nil {
 		return nil, err
 	}
+	return c.startData(s, h)
+}
+
+// startData makes s a one-way transfer by writing its DATA header h.
+func (c *Conn) startData(s uniSend, h *wire.Data) (*OutStream, error) {
 	o := newOutStream(c, s)
 	if err := o.writeData(h); err != nil {
 		return nil, err

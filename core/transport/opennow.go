@@ -23,11 +23,7 @@ func (c *Conn) OpenUniNow(h *wire.Data) (*OutStream, error) {
 		if err != nil {
 			return nil, err
 		}
-		o := newOutStream(c, s)
-		if err := o.writeData(h); err != nil {
-			return nil, err
-		}
-		return o, nil
+		return c.startData(s, h)
 	}
 	s, ok, err := c.openQUICUniNow()
 	if err != nil {
@@ -36,11 +32,7 @@ func (c *Conn) OpenUniNow(h *wire.Data) (*OutStream, error) {
 	if !ok {
 		return nil, errs.New(errs.KindLimitExceeded, "no stream credit from the peer right now")
 	}
-	o := newOutStream(c, s)
-	if err := o.writeData(h); err != nil {
-		return nil, err
-	}
-	return o, nil
+	return c.startData(s, h)
 }
 
 // openQUICUniNow opens a QUIC uni stream without waiting: false, with no
