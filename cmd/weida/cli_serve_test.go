@@ -70,10 +70,7 @@ func TestServeFinishesTheWorkInHandOnSIGTERM(t *testing.T) {
 		t.Parallel()
 		ctx := testContext(t)
 		sink := startServe(t, "--sink", "weida://127.0.0.1:0/sink")
-		pusher := clientRuntime(t).Pusher(weida.TrustByAddress())
-		if err := pusher.Connect(ctx, sink.addr); err != nil {
-			t.Fatal(err)
-		}
+		pusher := connectedPusher(t, ctx, sink.addr)
 		out, err := pusher.Open(ctx, weida.TransferMeta{})
 		if err != nil {
 			t.Fatal(err)
@@ -129,6 +126,16 @@ func testContext(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// connectedPusher is a Pusher of a fresh client runtime, connected to addr.
+func connectedPusher(t *testing.T, ctx context.Context, addr string) *weida.Pusher {
+	t.Helper()
+	pusher := clientRuntime(t).Pusher(weida.TrustByAddress())
+	if err := pusher.Connect(ctx, addr); err != nil {
+		t.Fatal(err)
+	}
+	return pusher
 }
 
 // clientRuntime is a library runtime that ends with the test.

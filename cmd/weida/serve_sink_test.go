@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	weida "github.com/weida-go/weida/core"
 )
 
 // TestServeSinkWritesABurstWhole pushes many small messages at once: the
@@ -17,10 +15,7 @@ func TestServeSinkWritesABurstWhole(t *testing.T) {
 	t.Parallel()
 	ctx := testContext(t)
 	sink := startServe(t, "--sink", "weida://127.0.0.1:0/sink")
-	pusher := clientRuntime(t).Pusher(weida.TrustByAddress())
-	if err := pusher.Connect(ctx, sink.addr); err != nil {
-		t.Fatal(err)
-	}
+	pusher := connectedPusher(t, ctx, sink.addr)
 	const count = 500
 	var want bytes.Buffer
 	for i := 0; i < count; i++ {
