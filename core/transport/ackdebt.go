@@ -13,6 +13,15 @@ import (
 // bytes it held. A graceful close therefore first lets the ACKs it owes go
 // out: the tracker compares the largest ack-eliciting packet received with
 // the largest one an ACK it sent covered.
+//
+// quic-go logs a received packet only after handing its frames over, so a
+// reader can hold a transfer's last bytes and FIN before the tracker has
+// heard of the packet that carried them. The close therefore first waits
+// for the packets quic-go has begun handling to be logged: the tracker
+// notes the connection's received-bytes count at each logged packet, and
+// a count that is ahead of it at the close means one is still in hand. (A
+// packet quic-go drops without logging it makes the close wait out the
+// limit instead.)
 
 // ackFlushLimit bounds that wait: quic-go's max_ack_delay (25 ms) and a
 // margin for its connection loop to get to the ACK.
@@ -23,6 +32,10 @@ type ackDebt struct {
 	owed  qlog.PacketNumber // largest ack-eliciting 1-RTT packet received; -1: none
 	acked qlog.PacketNumber // largest 1-RTT packet an ACK sent so far covered; -1: none
 	paid  chan struct{}     // closed once acked reaches owed, while a close waits
+
+	logged   uint64        // received bytes counted when the latest packet was logged
+	awaited  uint64        // the count a waiting close needs logged
+	caughtUp chan struct{} // closed once logged reaches awaited, while a close waits
 }
 
 func (d *ackDebt) init() { d.owed, d.acked = -1, -1 }
@@ -42,6 +55,16 @@ func (d *ackDebt) onReceivedLocked(pn qlog.PacketNumber, frames []qlog.Frame) {
 	}
 }
 
+// onLoggedLocked notes that quic-go logged a packet (received or dropped)
+// while its received-bytes count stood at begun.
+func (d *ackDebt) onLoggedLocked(begun uint64) {
+	d.logged = max(d.logged, begun)
+	if d.caughtUp != nil && d.logged >= d.awaited {
+		close(d.caughtUp)
+		d.caughtUp = nil
+	}
+}
+
 // onAckSentLocked notes an ACK frame this side sent.
 func (d *ackDebt) onAckSentLocked(ack *qlog.AckFrame) {
 	for _, r := range ack.AckRanges {
@@ -53,25 +76,65 @@ func (d *ackDebt) onAckSentLocked(ack *qlog.AckFrame) {
 	}
 }
 
-// awaitAcksSent waits until every ack-eliciting packet received so far is
-// covered by an ACK sent, or ackFlushLimit passed, or the connection ended.
+// awaitAcksSent waits until every packet quic-go has begun handling is
+// logged and every ack-eliciting one among them is covered by an ACK sent,
+// or ackFlushLimit passed, or the connection ended.
 func (t *receiptTracker) awaitAcksSent(done <-chan struct{}) {
+	timer := time.NewTimer(ackFlushLimit)
+	defer timer.Stop()
+	begun := t.bytesBegun()
+	for _, pending := range []func() <-chan struct{}{func() <-chan struct{} { return t.unlogged(begun) }, t.unpaid} {
+		wait := pending()
+		if wait == nil {
+			continue
+		}
+		select {
+		case <-wait:
+		case <-done:
+			return
+		case <-timer.C:
+			return
+		}
+	}
+}
+
+// unlogged is closed once the packets quic-go had begun handling when the
+// received-bytes count stood at begun are all logged; nil when they already are.
+func (t *receiptTracker) unlogged(begun uint64) <-chan struct{} {
 	t.mu.Lock()
+	defer t.mu.Unlock()
+	d := &t.debt
+	if d.logged >= begun {
+		return nil
+	}
+	d.awaited = max(d.awaited, begun)
+	if d.caughtUp == nil {
+		d.caughtUp = make(chan struct{})
+	}
+	return d.caughtUp
+}
+
+// unpaid is closed once every ack-eliciting packet logged so far is covered
+// by an ACK sent; nil when it already is.
+func (t *receiptTracker) unpaid() <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	d := &t.debt
 	if d.acked >= d.owed {
-		t.mu.Unlock()
-		return
+		return nil
 	}
 	if d.paid == nil {
 		d.paid = make(chan struct{})
 	}
-	paid := d.paid
-	t.mu.Unlock()
-	timer := time.NewTimer(ackFlushLimit)
-	defer timer.Stop()
-	select {
-	case <-paid:
-	case <-done:
-	case <-timer.C:
+	return d.paid
+}
+
+// bytesBegun is the connection's received-bytes count: quic-go adds each
+// packet's size before it handles the packet's frames. Zero until the
+// connection is set (and always on local transports).
+func (t *receiptTracker) bytesBegun() uint64 {
+	if qc := t.qc.Load(); qc != nil {
+		return qc.ConnectionStats().BytesReceived
 	}
+	return 0
 }

@@ -36,3 +36,30 @@ func TestGracefulCloseSendsTheAcksItOwes(t *testing.T) {
 		}
 	}
 }
+
+// A close waits for the packets quic-go began handling to be logged: their
+// frames may already be in a reader's hands before the tracker hears of
+// them.
+func TestAckDebtWaitsForPacketsInHand(t *testing.T) {
+	tr := newReceiptTracker(false)
+	tr.onLogged(40)
+	if tr.unlogged(40) != nil {
+		t.Fatal("waits although every packet begun is logged")
+	}
+	wait := tr.unlogged(100)
+	if wait == nil {
+		t.Fatal("does not wait for a packet begun after the last one logged")
+	}
+	tr.onLogged(60)
+	select {
+	case <-wait:
+		t.Fatal("done before the packet in hand was logged")
+	default:
+	}
+	tr.onLogged(100)
+	select {
+	case <-wait:
+	default:
+		t.Fatal("still waiting once the packet in hand was logged")
+	}
+}

@@ -78,6 +78,7 @@ func newConn(qc *quic.Conn, cfg Config, dialling bool, h Handler, rt *receiptTra
 	if fp, ok := identity.PeerFingerprint(qc.ConnectionState().TLS); ok {
 		c.peer, c.hasPeer = fp, true
 	}
+	rt.qc.Store(qc)
 	return c
 }
 

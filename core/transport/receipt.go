@@ -3,6 +3,7 @@ package transport
 import (
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/quic-go/quic-go"
 	"github.com/quic-go/quic-go/qlog"
@@ -28,7 +29,8 @@ type receiptTracker struct {
 	streams map[quic.StreamID]*Receipt
 	closed  error // set once the connection is gone; new watches fail at once
 	credit  creditTracker
-	debt    ackDebt // the ACKs this side owes its peer (ackdebt.go)
+	debt    ackDebt                   // the ACKs this side owes its peer (ackdebt.go)
+	qc      atomic.Pointer[quic.Conn] // set once the connection exists; read for its byte counts
 }
 
 // sentPacket records the watched stream ranges one packet carried. Most
@@ -93,8 +95,12 @@ func (t *receiptTracker) RecordEvent(ev qlogwriter.Event) {
 		}
 	case qlog.PacketReceived:
 		if e.Header.PacketType == qlog.PacketType1RTT {
-			t.onReceived(e.Header.PacketNumber, e.Frames)
+			t.onReceived(e.Header.PacketNumber, e.Frames, t.bytesBegun())
+		} else {
+			t.onLogged(t.bytesBegun())
 		}
+	case qlog.PacketDropped, qlog.PacketBuffered:
+		t.onLogged(t.bytesBegun())
 	case qlog.PacketLost:
 		if e.Header.PacketType == qlog.PacketType1RTT {
 			t.onLost(e.Header.PacketNumber)
@@ -102,6 +108,13 @@ func (t *receiptTracker) RecordEvent(ev qlogwriter.Event) {
 	case qlog.ParametersSet:
 		t.credit.onParameters(e)
 	}
+}
+
+// onLogged notes a logged packet that carries nothing else the tracker reads.
+func (t *receiptTracker) onLogged(begun uint64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.debt.onLoggedLocked(begun)
 }
 
 // watch starts tracking stream id in a new receipt; see watchInto.
@@ -183,10 +196,11 @@ func (t *receiptTracker) onSent(pn qlog.PacketNumber, frames []qlog.Frame) {
 	}
 }
 
-func (t *receiptTracker) onReceived(pn qlog.PacketNumber, frames []qlog.Frame) {
+func (t *receiptTracker) onReceived(pn qlog.PacketNumber, frames []qlog.Frame, begun uint64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.debt.onReceivedLocked(pn, frames)
+	t.debt.onLoggedLocked(begun)
 	for _, f := range frames {
 		switch fr := f.Frame.(type) {
 		case *qlog.AckFrame:
