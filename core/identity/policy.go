@@ -80,7 +80,7 @@ func (p peerPolicy) check(chain []*x509.Certificate) error {
 		return &UntrustedError{Presented: presented, Reason: fmt.Errorf("it is not pinned and %w", err)}
 	}
 	// Step 4: nothing vouches for it.
-	return &UntrustedError{Presented: presented, Reason: fmt.Errorf("it is not among the %d pinned keys", len(p.trust.pins))}
+	return &UntrustedError{Presented: presented, Reason: fmt.Errorf("it is not among the %d pinned keys", p.trust.pinCount())}
 }
 
 // verifyToAnchor runs x509 chain verification against the anchors,

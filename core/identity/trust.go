@@ -25,6 +25,7 @@ type Trust struct {
 	pins    []Fingerprint
 	anchors []*x509.Certificate
 	pool    *x509.CertPool // the anchors, as x509 verification wants them; nil without anchors
+	pinSet  *PinSet        // pins that may change after the Trust was built; nil without
 }
 
 // TrustByAddress trusts nothing beyond what an address names. Dialling a
@@ -109,7 +110,7 @@ func (t Trust) AndAnchorFile(path string) (Trust, error) {
 
 // IsEmpty reports whether t trusts nothing (no pins, no anchors).
 func (t Trust) IsEmpty() bool {
-	return len(t.pins) == 0 && len(t.anchors) == 0
+	return len(t.pins) == 0 && len(t.anchors) == 0 && t.pinSet == nil
 }
 
 // Key returns a string that is equal for two Trusts exactly when they
@@ -125,13 +126,24 @@ func (t Trust) Key() string {
 		digest := sha256.Sum256(anchor.Raw)
 		entries = append(entries, "anchor=sha256:"+hex.EncodeToString(digest[:]))
 	}
+	if t.pinSet != nil {
+		entries = append(entries, t.pinSet.key())
+	}
 	slices.Sort(entries)
 	return strings.Join(entries, ",")
 }
 
 // pinned reports whether fp is one of t's pins.
 func (t Trust) pinned(fp Fingerprint) bool {
-	return slices.Contains(t.pins, fp)
+	return slices.Contains(t.pins, fp) || (t.pinSet != nil && t.pinSet.Contains(fp))
+}
+
+// pinCount is how many keys t pins now, its pin set's included.
+func (t Trust) pinCount() int {
+	if t.pinSet != nil {
+		return len(t.pins) + t.pinSet.Len()
+	}
+	return len(t.pins)
 }
 
 // withAnchors returns a copy of t with certs added (duplicates skipped)
