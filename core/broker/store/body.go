@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"hash"
 	"io"
-	"os"
 	"sync"
 
 	"github.com/weida-go/weida/core/errs"
@@ -18,10 +17,11 @@ import (
 // payload file, which saves a create and a rename. Hand a Body to
 // Queue.Admit, or Abort it.
 type Body struct {
-	q   *Queue
-	buf *[]byte   // pooled; the whole body while it fits, then a write batch
-	f   *os.File  // temp file, created when the body outgrows buf
-	out io.Writer // f, or what a test wrapped around it
+	q    *Queue
+	buf  *[]byte   // pooled; the whole body while it fits, then a write batch
+	f    File      // temp file, created when the body outgrows buf
+	path string    // f's path
+	out  io.Writer // f, or what a test wrapped around it
 	// wrapOut, set only by tests, wraps f when it is created (a failing disk).
 	wrapOut func(io.Writer) io.Writer
 	h       hash.Hash
@@ -81,12 +81,12 @@ func (b *Body) Write(p []byte) (int, error) {
 // drain writes the buffered bytes to the temp file, creating it first.
 func (b *Body) drain() error {
 	if b.out == nil {
-		f, err := os.CreateTemp(b.q.s.payloads.tmp, "body-*")
+		f, path, err := createTemp(b.q.s.fs, b.q.s.payloads.tmp, "body-")
 		if err != nil {
 			b.err = ioError("creating temp file for a body in", b.q.s.payloads.tmp, err)
 			return b.err
 		}
-		b.f, b.out = f, io.Writer(f)
+		b.f, b.path, b.out = f, path, io.Writer(f)
 		if b.wrapOut != nil {
 			b.out = b.wrapOut(f)
 		}
@@ -100,7 +100,7 @@ func (b *Body) drain() error {
 }
 
 func (b *Body) fail(err error) error {
-	b.err = ioError("writing body to", b.f.Name(), err)
+	b.err = ioError("writing body to", b.path, err)
 	return b.err
 }
 
@@ -117,7 +117,7 @@ func (b *Body) Abort() {
 	b.releaseBuf()
 	if b.f != nil {
 		b.f.Close()
-		os.Remove(b.f.Name())
+		b.q.s.fs.Remove(b.path)
 	}
 }
 
@@ -150,12 +150,12 @@ func (b *Body) finish(flushed bool) (finished, error) {
 	}
 	if err == nil && flushed {
 		if serr := b.f.Sync(); serr != nil {
-			err = ioError("fsync of body", b.f.Name(), serr)
+			err = ioError("fsync of body", b.path, serr)
 		}
 	}
 	if err == nil {
 		if cerr := b.f.Close(); cerr != nil {
-			err = ioError("closing body", b.f.Name(), cerr)
+			err = ioError("closing body", b.path, cerr)
 		}
 	}
 	if err != nil {
@@ -164,7 +164,7 @@ func (b *Body) finish(flushed bool) (finished, error) {
 	}
 	b.done = true
 	b.releaseBuf()
-	fin.tmp = b.f.Name()
+	fin.tmp = b.path
 	return fin, nil
 }
 

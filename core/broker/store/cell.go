@@ -51,11 +51,11 @@ func decodeCell(b []byte) (checkpoint, bool) {
 
 // readCell loads the newer valid slot; with no valid slot it returns the zero
 // checkpoint. Only a failure to read a slot that exists is an error.
-func readCell(queueDir string) (checkpoint, error) {
+func readCell(fsys FS, queueDir string) (checkpoint, error) {
 	var best checkpoint
 	for slot := uint64(0); slot < 2; slot++ {
 		path := cellPath(queueDir, slot)
-		b, err := readSmallFile(path, cellLen+1)
+		b, err := readSmallFile(fsys, path, cellLen+1)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -71,8 +71,8 @@ func readCell(queueDir string) (checkpoint, error) {
 
 // readSmallFile reads at most limit bytes of path: a cell file is tiny, and a
 // huge one must not become a huge allocation.
-func readSmallFile(path string, limit int) ([]byte, error) {
-	f, err := os.Open(path)
+func readSmallFile(fsys FS, path string, limit int) ([]byte, error) {
+	f, err := openRead(fsys, path)
 	if err != nil {
 		return nil, err
 	}
@@ -91,9 +91,9 @@ func readSmallFile(path string, limit int) ([]byte, error) {
 // writeCell writes c into slot generation%2 and fsyncs it and the queue
 // directory (the slot may be a new file), so that a segment deleted after it
 // returns is never needed again.
-func writeCell(queueDir string, c checkpoint) error {
+func writeCell(fsys FS, queueDir string, c checkpoint) error {
 	path := cellPath(queueDir, c.generation)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	f, err := fsys.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return ioError("writing checkpoint cell", path, err)
 	}
@@ -107,5 +107,5 @@ func writeCell(queueDir string, c checkpoint) error {
 	if err != nil {
 		return ioError("writing checkpoint cell", path, err)
 	}
-	return syncDir(queueDir)
+	return syncDirOf(fsys, queueDir)
 }

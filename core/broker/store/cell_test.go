@@ -37,7 +37,7 @@ func TestReadCellPicksNewestValidSlot(t *testing.T) {
 					}
 				}
 			}
-			got, err := readCell(dir)
+			got, err := readCell(OSFS{}, dir)
 			if err != nil || got != tc.want {
 				t.Fatalf("readCell = %+v, %v; want %+v", got, err, tc.want)
 			}
@@ -49,10 +49,10 @@ func TestWriteCellAlternatesSlots(t *testing.T) {
 	dir := t.TempDir()
 	for gen := uint64(1); gen <= 4; gen++ {
 		c := checkpoint{generation: gen, lowWater: gen * 10, nextSeq: gen * 10}
-		if err := writeCell(dir, c); err != nil {
+		if err := writeCell(OSFS{}, dir, c); err != nil {
 			t.Fatal(err)
 		}
-		got, err := readCell(dir)
+		got, err := readCell(OSFS{}, dir)
 		if err != nil || got != c {
 			t.Fatalf("after writing generation %d: readCell = %+v, %v", gen, got, err)
 		}

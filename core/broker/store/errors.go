@@ -29,5 +29,9 @@ func ioError(op, path string, err error) error {
 	return errs.Wrap(errs.KindIO, err, fmt.Sprintf("store: %s %s", op, path))
 }
 
+// ErrLocked is what FS.Lock returns (wrapped or not) when another store
+// holds the data directory.
+var ErrLocked = errors.New("data directory is locked by another store")
+
 // errClosed is returned by every operation on a closed queue or store.
 var errClosed = errs.New(errs.KindRuntime, "store: closed")

@@ -13,7 +13,7 @@ func QueueDir(dataDir string, path []byte) string {
 
 // PayloadPath is where the payload with digest d lives under the data dir.
 func PayloadPath(dataDir string, d [32]byte) string {
-	return newPayloads(dataDir + "/payload").path(d)
+	return newPayloads(OSFS{}, dataDir+"/payload").path(d)
 }
 
 // SettleFrame is the journal frame of a SETTLE record for seq.

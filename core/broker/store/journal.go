@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"sync"
 )
@@ -15,16 +16,17 @@ import (
 // fsyncs so that concurrent Flushed admits share one (group commit). Order:
 // syncMu before mu. Neither is held by callers across anything but the call.
 type journal struct {
+	fs       FS
 	dir      string
 	segBytes int64
 
 	mu         sync.Mutex
 	segs       []segment // oldest first; the last is active
-	active     *os.File
+	active     File
 	activeSize int64
-	written    uint64     // logical bytes appended over the journal's life
-	retired    []*os.File // rolled-out segments, fsynced, closed by the next sync
-	broken     error      // set when the file may hold a partial record
+	written    uint64 // logical bytes appended over the journal's life
+	retired    []File // rolled-out segments, fsynced, closed by the next sync
+	broken     error  // set when the file may hold a partial record
 	buf        []byte
 
 	syncMu sync.Mutex
@@ -34,13 +36,13 @@ type journal struct {
 // openJournal opens the last segment for appending, or creates the first one
 // at firstSeq when the queue has none. activeSize is the segment's valid
 // length (recovery has already cut any torn tail).
-func openJournal(dir string, segs []segment, activeSize int64, firstSeq uint64, segBytes int64) (*journal, error) {
-	j := &journal{dir: dir, segBytes: segBytes, segs: segs, activeSize: activeSize}
+func openJournal(fsys FS, dir string, segs []segment, activeSize int64, firstSeq uint64, segBytes int64) (*journal, error) {
+	j := &journal{fs: fsys, dir: dir, segBytes: segBytes, segs: segs, activeSize: activeSize}
 	if len(segs) == 0 {
 		return j, j.startSegment(firstSeq)
 	}
 	path := segs[len(segs)-1].path
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	f, err := fsys.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return nil, ioError("opening journal segment", path, err)
 	}
@@ -52,14 +54,14 @@ func openJournal(dir string, segs []segment, activeSize int64, firstSeq uint64, 
 // caller holds mu (or owns j exclusively).
 func (j *journal) startSegment(first uint64) error {
 	seg := segment{first: first, path: segmentPath(j.dir, first)}
-	f, err := os.OpenFile(seg.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := j.fs.OpenFile(seg.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return ioError("creating journal segment", seg.path, err)
 	}
-	if err := syncDir(j.dir); err != nil {
+	if err := syncDirOf(j.fs, j.dir); err != nil {
 		// Remove it, or the next roll would fail on the existing name.
 		f.Close()
-		os.Remove(seg.path)
+		j.fs.Remove(seg.path)
 		return err
 	}
 	if j.active != nil {
@@ -174,7 +176,7 @@ func (j *journal) purge(k int) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	for k > 0 && len(j.segs) > 1 {
-		if err := os.Remove(j.segs[0].path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := j.fs.Remove(j.segs[0].path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return ioError("removing purged journal segment", j.segs[0].path, err)
 		}
 		j.segs = j.segs[1:]

@@ -3,17 +3,16 @@
 package store
 
 import (
+	"io"
 	"os"
-	"path/filepath"
 )
 
-// lockDir only creates <dir>/LOCK where flock is unavailable: the caller must
+// lockFile only creates path where flock is unavailable: the caller must
 // ensure a single store per directory itself.
-func lockDir(dir string) (*os.File, error) {
-	path := filepath.Join(dir, "LOCK")
+func lockFile(path string) (io.Closer, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, ioError("opening lock file", path, err)
+		return nil, err
 	}
 	return f, nil
 }

@@ -14,6 +14,7 @@ import (
 // queue references them. Refcounts live only in memory and are rebuilt from
 // the journals at Open.
 type payloads struct {
+	fs   FS
 	root string // <dir>/payload
 	tmp  string // <dir>/payload/tmp
 
@@ -30,8 +31,8 @@ type payloadRef struct {
 	synced bool // the file's data and directory entry have been fsynced
 }
 
-func newPayloads(root string) *payloads {
-	return &payloads{root: root, tmp: filepath.Join(root, "tmp"), refs: make(map[[32]byte]*payloadRef)}
+func newPayloads(fsys FS, root string) *payloads {
+	return &payloads{fs: fsys, root: root, tmp: filepath.Join(root, "tmp"), refs: make(map[[32]byte]*payloadRef)}
 }
 
 func (p *payloads) dirOf(d [32]byte) string {
@@ -66,7 +67,7 @@ func (p *payloads) adopt(fin finished, flushed bool) error {
 	p.mu.Lock()
 	ref := p.refs[d]
 	deduped := ref != nil && ref.count > 0
-	var created *os.File // a small body's new file, kept open for its fsync
+	var created File // a small body's new file, kept open for its fsync
 	if !deduped {
 		var err error
 		if fin.inMemory {
@@ -77,7 +78,7 @@ func (p *payloads) adopt(fin finished, flushed bool) error {
 		if err != nil {
 			p.mu.Unlock()
 			if !fin.inMemory {
-				os.Remove(fin.tmp)
+				p.fs.Remove(fin.tmp)
 			}
 			return err
 		}
@@ -91,7 +92,7 @@ func (p *payloads) adopt(fin finished, flushed bool) error {
 	needSync := flushed && !ref.synced
 	p.mu.Unlock()
 	if deduped && !fin.inMemory {
-		os.Remove(fin.tmp)
+		p.fs.Remove(fin.tmp)
 	}
 	if !needSync {
 		return nil
@@ -114,7 +115,7 @@ func (p *payloads) adopt(fin finished, flushed bool) error {
 // replaced atomically. The caller holds p.mu.
 func (p *payloads) renameLocked(tmp string, d [32]byte) error {
 	final := p.path(d)
-	if err := os.Rename(tmp, final); err != nil {
+	if err := p.fs.Rename(tmp, final); err != nil {
 		return ioError("moving received body to", final, err)
 	}
 	return nil
@@ -131,16 +132,16 @@ func (p *payloads) renameLocked(tmp string, d [32]byte) error {
 // which recovery sweeps. With keepOpen the new file is returned open, for
 // the caller to fsync and close; a reused one is returned nil. The caller
 // holds p.mu.
-func (p *payloads) createLocked(data []byte, d [32]byte, known, keepOpen bool) (*os.File, error) {
+func (p *payloads) createLocked(data []byte, d [32]byte, known, keepOpen bool) (File, error) {
 	final := p.path(d)
 	const flags = os.O_WRONLY | os.O_CREATE | os.O_EXCL
-	f, err := os.OpenFile(final, flags, 0o600)
+	f, err := p.fs.OpenFile(final, flags, 0o600)
 	if errors.Is(err, fs.ErrExist) {
 		if known {
 			return nil, nil
 		}
-		if err = os.Remove(final); err == nil {
-			f, err = os.OpenFile(final, flags, 0o600)
+		if err = p.fs.Remove(final); err == nil {
+			f, err = p.fs.OpenFile(final, flags, 0o600)
 		}
 	}
 	if err != nil {
@@ -154,7 +155,7 @@ func (p *payloads) createLocked(data []byte, d [32]byte, known, keepOpen bool) (
 		f = nil
 	}
 	if err != nil {
-		os.Remove(final)
+		p.fs.Remove(final)
 		return nil, ioError("writing payload", final, err)
 	}
 	return f, nil
@@ -164,13 +165,13 @@ func (p *payloads) createLocked(data []byte, d [32]byte, known, keepOpen bool) (
 // open when it is the file just created, else by opening it), and its
 // directory entry. The payload/<hh> directories themselves were made durable
 // at Open. It closes open.
-func (p *payloads) syncPayload(d [32]byte, open *os.File, syncFile bool) error {
+func (p *payloads) syncPayload(d [32]byte, open File, syncFile bool) error {
 	final := p.path(d)
 	if syncFile {
 		f := open
 		if f == nil {
 			var err error
-			if f, err = os.Open(final); err != nil {
+			if f, err = openRead(p.fs, final); err != nil {
 				return ioError("opening payload for fsync", final, err)
 			}
 		}
@@ -182,7 +183,7 @@ func (p *payloads) syncPayload(d [32]byte, open *os.File, syncFile bool) error {
 	} else if open != nil {
 		open.Close()
 	}
-	return syncDir(p.dirOf(d))
+	return syncDirOf(p.fs, p.dirOf(d))
 }
 
 // release drops one reference and reports whether it was the last. The file
@@ -211,7 +212,7 @@ func (p *payloads) removeUnreferenced(ds [][32]byte) error {
 			continue
 		}
 		delete(p.refs, d)
-		if err := os.Remove(p.path(d)); err != nil && !errors.Is(err, fs.ErrNotExist) && first == nil {
+		if err := p.fs.Remove(p.path(d)); err != nil && !errors.Is(err, fs.ErrNotExist) && first == nil {
 			first = ioError("removing settled payload", p.path(d), err)
 		}
 	}

@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"io"
-	"os"
 	"sync"
 
 	"github.com/weida-go/weida/core/errs"
@@ -139,7 +138,7 @@ func (q *Queue) OpenBody(seq uint64) (io.ReadCloser, error) {
 		return io.NopCloser(bytes.NewReader(m.inline)), nil
 	}
 	path := q.s.payloads.path(m.Digest)
-	f, err := os.Open(path)
+	f, err := openRead(q.s.fs, path)
 	if err != nil {
 		return nil, ioError("opening payload", path, err)
 	}
@@ -256,7 +255,7 @@ func (q *Queue) purgeLocked() error {
 
 func (q *Queue) writeCellLocked(lowWater uint64) error {
 	c := checkpoint{generation: q.cell.generation + 1, lowWater: lowWater, nextSeq: q.nextSeq}
-	if err := writeCell(q.j.dir, c); err != nil {
+	if err := writeCell(q.s.fs, q.j.dir, c); err != nil {
 		return err
 	}
 	q.cell = c

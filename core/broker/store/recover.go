@@ -3,13 +3,13 @@ package store
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"sort"
 )
 
 // recovered is one queue directory after recovery steps 1-4 of BROKER.md
 // §13.3, ready for OpenQueue to serve.
 type recovered struct {
+	fs         FS
 	dir        string
 	cell       checkpoint
 	segs       []segment
@@ -30,16 +30,16 @@ type admitSite struct {
 // torn tail of the last segment, rebuilds the live set and checks that every
 // live payload exists with its recorded length. Any other damage is a corrupt
 // store error naming the file and offset.
-func recoverQueue(dir string, p *payloads) (*recovered, error) {
-	cell, err := readCell(dir) // step 1
+func recoverQueue(fsys FS, dir string, p *payloads) (*recovered, error) {
+	cell, err := readCell(fsys, dir) // step 1
 	if err != nil {
 		return nil, err
 	}
-	segs, err := listSegments(dir)
+	segs, err := listSegments(fsys, dir)
 	if err != nil {
 		return nil, err
 	}
-	rq := &recovered{dir: dir, cell: cell, segs: segs, live: make(map[uint64]*Message)}
+	rq := &recovered{fs: fsys, dir: dir, cell: cell, segs: segs, live: make(map[uint64]*Message)}
 	sites := make(map[uint64]admitSite)
 	var lastAdmit uint64
 	for i, seg := range segs { // step 2
@@ -75,7 +75,7 @@ func recoverQueue(dir string, p *payloads) (*recovered, error) {
 			}
 			return nil
 		}
-		good, bad, err := scanSegment(seg.path, apply)
+		good, bad, err := scanSegment(fsys, seg.path, apply)
 		if err != nil {
 			return nil, err
 		}
@@ -101,14 +101,14 @@ func (rq *recovered) cutTornTail(i int, seg segment, bad *badRecord) error {
 	if i != len(rq.segs)-1 {
 		return corruptf(seg.path, bad.off, "%v (not at the tail of the last segment)", bad.reason)
 	}
-	follows, err := frameFollows(seg.path, bad.next)
+	follows, err := frameFollows(rq.fs, seg.path, bad.next)
 	if err != nil {
 		return err
 	}
 	if follows {
 		return corruptf(seg.path, bad.off, "%v, with valid records after it", bad.reason)
 	}
-	if err := os.Truncate(seg.path, bad.off); err != nil {
+	if err := truncateFile(rq.fs, seg.path, bad.off); err != nil {
 		return ioError("truncating torn journal tail of", seg.path, err)
 	}
 	rq.tornTails++
@@ -127,7 +127,7 @@ func (rq *recovered) verifyPayloads(p *payloads, sites map[uint64]admitSite) err
 		}
 		size, seen := sizes[m.Digest]
 		if !seen {
-			info, err := os.Stat(p.path(m.Digest))
+			info, err := statFile(p.fs, p.path(m.Digest))
 			switch {
 			case errors.Is(err, fs.ErrNotExist):
 				size = -1

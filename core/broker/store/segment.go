@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -27,8 +26,8 @@ func segmentPath(queueDir string, first uint64) string {
 
 // listSegments returns the queue's segments oldest first. A .seg file whose
 // name is not a number is corruption: it would otherwise be skipped silently.
-func listSegments(queueDir string) ([]segment, error) {
-	entries, err := os.ReadDir(queueDir)
+func listSegments(fsys FS, queueDir string) ([]segment, error) {
+	entries, err := fsys.ReadDir(queueDir)
 	if err != nil {
 		return nil, ioError("listing journal segments in", queueDir, err)
 	}
@@ -60,8 +59,8 @@ type badRecord struct {
 // offset. It stops at the first frame that does not decode and reports it as
 // bad; good is the end of the last good record. The reader holds at most one
 // frame (capped at maxFrameLen) besides its buffer.
-func scanSegment(path string, apply func(off int64, r *record) error) (good int64, bad *badRecord, err error) {
-	f, err := os.Open(path)
+func scanSegment(fsys FS, path string, apply func(off int64, r *record) error) (good int64, bad *badRecord, err error) {
+	f, err := openRead(fsys, path)
 	if err != nil {
 		return 0, nil, ioError("opening journal segment", path, err)
 	}
@@ -105,8 +104,8 @@ func scanSegment(path string, apply func(off int64, r *record) error) (good int6
 // middle of the last segment, whose later records would otherwise be lost.
 // The caller starts past the bad frame when its length is sane, so frames a
 // producer might smuggle inside its own topic bytes are never looked at.
-func frameFollows(path string, from int64) (bool, error) {
-	f, err := os.Open(path)
+func frameFollows(fsys FS, path string, from int64) (bool, error) {
+	f, err := openRead(fsys, path)
 	if err != nil {
 		return false, ioError("opening journal segment", path, err)
 	}

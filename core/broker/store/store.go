@@ -3,7 +3,10 @@ package store
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"os"
+	"errors"
+	"io"
+	"io/fs"
+	"log"
 	"path/filepath"
 	"sync"
 
@@ -21,6 +24,13 @@ type Options struct {
 	// SegmentBytes is the size at which a journal segment rolls; 0 means
 	// DefaultSegmentBytes. Only whole segments are ever purged.
 	SegmentBytes int64
+	// FS is the file system the store uses; nil means OSFS. Tests pass a
+	// failing or power-cut disk here.
+	FS FS
+	// Logf hears what recovery did that no error reports: a Written
+	// message dropped because an OS crash took its payload. Nil means the
+	// standard logger.
+	Logf func(format string, args ...any)
 }
 
 // Store is one node's data directory: the shared payload store and one
@@ -28,8 +38,9 @@ type Options struct {
 type Store struct {
 	dir      string
 	opt      Options
+	fs       FS
 	payloads *payloads
-	lock     *os.File
+	lock     io.Closer
 
 	mu        sync.Mutex
 	recovered map[string]*recovered // queue id → recovered at Open, not yet opened
@@ -47,16 +58,22 @@ func Open(dir string, opt Options) (*Store, error) {
 	if opt.SegmentBytes <= 0 {
 		opt.SegmentBytes = DefaultSegmentBytes
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, ioError("creating data directory", dir, err)
+	if opt.FS == nil {
+		opt.FS = OSFS{}
 	}
-	lock, err := lockDir(dir)
+	if opt.Logf == nil {
+		opt.Logf = log.Printf
+	}
+	if err := makeDataDir(opt.FS, dir); err != nil {
+		return nil, err
+	}
+	lock, err := lockDir(opt.FS, dir)
 	if err != nil {
 		return nil, err
 	}
 	s := &Store{
-		dir: dir, opt: opt, lock: lock,
-		payloads:  newPayloads(filepath.Join(dir, "payload")),
+		dir: dir, opt: opt, fs: opt.FS, lock: lock,
+		payloads:  newPayloads(opt.FS, filepath.Join(dir, "payload")),
 		recovered: make(map[string]*recovered),
 		failed:    make(map[string]error),
 		open:      make(map[string]*Queue),
@@ -68,6 +85,34 @@ func Open(dir string, opt Options) (*Store, error) {
 	return s, nil
 }
 
+// makeDataDir creates dir when it is missing and then makes its name
+// durable in its parent: a new data directory whose entry a power cut
+// took would take every Flushed message with it.
+func makeDataDir(fsys FS, dir string) error {
+	if _, err := fsys.ReadDir(dir); err == nil {
+		return nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return ioError("opening data directory", dir, err)
+	}
+	if err := fsys.MkdirAll(dir, 0o700); err != nil {
+		return ioError("creating data directory", dir, err)
+	}
+	return syncDirOf(fsys, filepath.Dir(filepath.Clean(dir)))
+}
+
+// lockDir takes <dir>/LOCK: one store per directory.
+func lockDir(fsys FS, dir string) (io.Closer, error) {
+	path := filepath.Join(dir, "LOCK")
+	lock, err := fsys.Lock(path)
+	if errors.Is(err, ErrLocked) {
+		return nil, errs.New(errs.KindRuntime, "store: %s is in use by another store (lock %s is held)", dir, path)
+	}
+	if err != nil {
+		return nil, ioError("locking", path, err)
+	}
+	return lock, nil
+}
+
 func (s *Store) queueRoot() string { return filepath.Join(s.dir, "queue") }
 
 // recoverAll empties payload/tmp, recovers each queue directory, counts the
@@ -76,15 +121,15 @@ func (s *Store) recoverAll() error {
 	if err := s.payloads.prepare(); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(s.queueRoot(), 0o700); err != nil {
+	if err := s.fs.MkdirAll(s.queueRoot(), 0o700); err != nil {
 		return ioError("creating queue directory", s.queueRoot(), err)
 	}
 	// payload/ and queue/ may be new: make their names durable before any
 	// Flushed admission relies on them.
-	if err := syncDir(s.dir); err != nil {
+	if err := s.syncDir(s.dir); err != nil {
 		return err
 	}
-	entries, err := os.ReadDir(s.queueRoot())
+	entries, err := s.fs.ReadDir(s.queueRoot())
 	if err != nil {
 		return ioError("listing", s.queueRoot(), err)
 	}
@@ -92,7 +137,7 @@ func (s *Store) recoverAll() error {
 		if !e.IsDir() || !isQueueID(e.Name()) {
 			continue
 		}
-		rq, err := recoverQueue(filepath.Join(s.queueRoot(), e.Name()), s.payloads)
+		rq, err := recoverQueue(s.fs, filepath.Join(s.queueRoot(), e.Name()), s.payloads)
 		if err != nil {
 			s.failed[e.Name()] = err
 			continue
@@ -155,7 +200,7 @@ func (s *Store) OpenQueue(path []byte, d Durability) (*Queue, []Message, error) 
 			return nil, nil, err
 		}
 	}
-	j, err := openJournal(rq.dir, rq.segs, rq.activeSize, rq.nextSeq, s.opt.SegmentBytes)
+	j, err := openJournal(s.fs, rq.dir, rq.segs, rq.activeSize, rq.nextSeq, s.opt.SegmentBytes)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -172,10 +217,10 @@ func (s *Store) OpenQueue(path []byte, d Durability) (*Queue, []Message, error) 
 // createQueueDir makes the directory of a queue seen for the first time.
 func (s *Store) createQueueDir(id string) (*recovered, error) {
 	dir := filepath.Join(s.queueRoot(), id)
-	if err := os.Mkdir(dir, 0o700); err != nil {
+	if err := s.fs.Mkdir(dir, 0o700); err != nil {
 		return nil, ioError("creating queue directory", dir, err)
 	}
-	if err := syncDir(s.queueRoot()); err != nil {
+	if err := s.syncDir(s.queueRoot()); err != nil {
 		return nil, err
 	}
 	return &recovered{dir: dir, live: make(map[uint64]*Message), nextSeq: 1}, nil

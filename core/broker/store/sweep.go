@@ -4,7 +4,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 )
 
@@ -14,25 +13,25 @@ import (
 // Creating the fan-out once here spares every Admit a mkdir, a failed
 // create and, for Flushed, an fsync of payload/.
 func (p *payloads) prepare() error {
-	if err := os.MkdirAll(p.tmp, 0o700); err != nil {
+	if err := p.fs.MkdirAll(p.tmp, 0o700); err != nil {
 		return ioError("creating payload directory", p.tmp, err)
 	}
 	for i := range 256 {
 		dir := p.dirOf([32]byte{byte(i)})
-		if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		if err := p.fs.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 			return ioError("creating payload directory", dir, err)
 		}
 	}
-	if err := syncDir(p.root); err != nil {
+	if err := syncDirOf(p.fs, p.root); err != nil {
 		return err
 	}
-	entries, err := os.ReadDir(p.tmp)
+	entries, err := p.fs.ReadDir(p.tmp)
 	if err != nil {
 		return ioError("listing", p.tmp, err)
 	}
 	for _, e := range entries {
 		path := filepath.Join(p.tmp, e.Name())
-		if err := os.RemoveAll(path); err != nil {
+		if err := p.fs.RemoveAll(path); err != nil {
 			return ioError("removing unadmitted body", path, err)
 		}
 	}
@@ -44,7 +43,7 @@ func (p *payloads) prepare() error {
 // of a queue that failed to recover are unknown. Files whose names are not
 // digests are left alone: they are not ours to judge.
 func (p *payloads) sweep() error {
-	dirs, err := os.ReadDir(p.root)
+	dirs, err := p.fs.ReadDir(p.root)
 	if err != nil {
 		return ioError("listing", p.root, err)
 	}
@@ -54,7 +53,7 @@ func (p *payloads) sweep() error {
 		if !dir.IsDir() || len(dir.Name()) != 2 {
 			continue
 		}
-		files, err := os.ReadDir(filepath.Join(p.root, dir.Name()))
+		files, err := p.fs.ReadDir(filepath.Join(p.root, dir.Name()))
 		if err != nil {
 			return ioError("listing", filepath.Join(p.root, dir.Name()), err)
 		}
@@ -67,7 +66,7 @@ func (p *payloads) sweep() error {
 				continue
 			}
 			path := p.path(d)
-			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := p.fs.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return ioError("removing unreferenced payload", path, err)
 			}
 		}
