@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	weida "github.com/weida-go/weida/core"
+	"github.com/weida-go/weida/core/guarantee"
 )
 
 // The enums of weida.h that mirror library values: a level, mode or meta
@@ -31,6 +32,31 @@ func TestHeaderEnumsMirrorTheLibrary(t *testing.T) {
 			"WEIDA_META_REPORT_ID": metaReportID, "WEIDA_META_SEGMENT": metaSegment,
 			"WEIDA_META_LAYER": metaLayer, "WEIDA_META_DELIVERY_ATTEMPT": metaAttempt,
 			"WEIDA_META_ACHIEVED": metaAchieved,
+		}},
+		{"weida_ordering", map[string]int{
+			"WEIDA_ORDERING_NONE": int(guarantee.OrderingNone), "WEIDA_ORDERING_DETECT": int(guarantee.PerProducerDetect),
+			"WEIDA_ORDERING_REASSEMBLE": int(guarantee.PerProducerReassemble),
+			"WEIDA_ORDERING_PER_KEY":    int(guarantee.PerKey), "WEIDA_ORDERING_TOTAL": int(guarantee.Total),
+		}},
+		{"weida_deduplication", map[string]int{
+			"WEIDA_DEDUP_NONE": int(guarantee.DedupNone), "WEIDA_DEDUP_BOUNDED": int(guarantee.DedupBounded),
+			"WEIDA_DEDUP_DURABLE": int(guarantee.DedupDurable),
+		}},
+		{"weida_delivery", map[string]int{
+			"WEIDA_DELIVERY_BEST_EFFORT": int(guarantee.BestEffort), "WEIDA_DELIVERY_AT_MOST_ONCE": int(guarantee.AtMostOnce),
+			"WEIDA_DELIVERY_AT_LEAST_ONCE": int(guarantee.AtLeastOnce),
+		}},
+		{"weida_durability", map[string]int{
+			"WEIDA_DURABILITY_UNSET": int(guarantee.DurabilityUnset), "WEIDA_DURABILITY_WRITTEN": int(guarantee.Written),
+			"WEIDA_DURABILITY_FLUSHED": int(guarantee.Flushed),
+		}},
+		{"weida_backpressure", map[string]int{
+			"WEIDA_BACKPRESSURE_BLOCK": int(guarantee.Block), "WEIDA_BACKPRESSURE_REJECT": int(guarantee.Reject),
+			"WEIDA_BACKPRESSURE_DROP": int(guarantee.Drop), "WEIDA_BACKPRESSURE_SPILL": int(guarantee.Spill),
+			"WEIDA_BACKPRESSURE_COALESCE": int(guarantee.Coalesce),
+		}},
+		{"weida_producer_naming", map[string]int{
+			"WEIDA_NAMING_FINGERPRINT": int(guarantee.NamingFingerprint), "WEIDA_NAMING_STABLE": int(guarantee.NamingStable),
 		}},
 	}
 	for _, c := range cases {

@@ -58,7 +58,7 @@ func runtimeConfig(o C.weida_runtime_opts_t) (weida.Config, error) {
 		return cfg, invalid("runtime options: send_timeout_ms is too large")
 	}
 	cfg.SendTimeout = time.Duration(o.send_timeout_ms) * time.Millisecond
-	return cfg, nil
+	return cfg, runtimeGuarantees(o, &cfg)
 }
 
 //export weida_runtime_shutdown

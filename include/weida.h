@@ -180,6 +180,65 @@ typedef void (*weida_done_fn)(void *user, int code, uint64_t a, uint64_t b);
 /* A NULL options pointer means every default.                              */
 /* ------------------------------------------------------------------------ */
 
+/* A guarantee set: one level per dimension. Every field's 0 is that
+ * dimension's core level, so a zeroed struct (or a NULL pointer) is core:
+ * no order, no deduplication, the transport receipt. Levels this build
+ * cannot honour are refused by weida_runtime_new with a sentence naming the
+ * dimension (never silently weakened); beyond core it honours ordering
+ * DETECT and REASSEMBLE, deduplication BOUNDED, and (required of a broker)
+ * acknowledgement WEIDA_ACCEPTED or WEIDA_STORED. A value outside a
+ * dimension's enum, or levels that contradict each other (a durability
+ * without STORED/REPLICATED, BOUNDED without a window, COALESCE with
+ * REASSEMBLE), is refused the same way. */
+enum weida_ordering {
+    WEIDA_ORDERING_NONE = 0,       /* Push/Pull and Pub/Sub keep no order across messages */
+    WEIDA_ORDERING_DETECT = 1,     /* numbered per producer: gaps reported (WEIDA_META_MISSED) */
+    WEIDA_ORDERING_REASSEMBLE = 2, /* early arrivals held (at most 256 per connection) and
+                                    * released in the producer's order */
+    WEIDA_ORDERING_PER_KEY = 3,    /* not honoured in this version */
+    WEIDA_ORDERING_TOTAL = 4       /* not honoured in this version */
+};
+enum weida_deduplication {
+    WEIDA_DEDUP_NONE = 0,
+    WEIDA_DEDUP_BOUNDED = 1, /* a repeat within dedup_window_ms is read and discarded */
+    WEIDA_DEDUP_DURABLE = 2  /* not honoured in this version */
+};
+enum weida_delivery {
+    WEIDA_DELIVERY_BEST_EFFORT = 0,
+    WEIDA_DELIVERY_AT_MOST_ONCE = 1, /* not honoured in this version */
+    WEIDA_DELIVERY_AT_LEAST_ONCE = 2 /* not honoured in this version */
+};
+enum weida_durability {
+    WEIDA_DURABILITY_UNSET = 0,   /* no axis stated */
+    WEIDA_DURABILITY_WRITTEN = 1, /* survives the storing process dying */
+    WEIDA_DURABILITY_FLUSHED = 2  /* on durable media: survives power loss */
+};
+enum weida_backpressure {
+    WEIDA_BACKPRESSURE_BLOCK = 0,
+    WEIDA_BACKPRESSURE_REJECT = 1,  /* not declarable in this version */
+    WEIDA_BACKPRESSURE_DROP = 2,    /* not declarable in this version */
+    WEIDA_BACKPRESSURE_SPILL = 3,   /* not declarable in this version */
+    WEIDA_BACKPRESSURE_COALESCE = 4 /* not declarable in this version */
+};
+enum weida_producer_naming {
+    WEIDA_NAMING_FINGERPRINT = 0, /* the producer is the peer's proved key */
+    WEIDA_NAMING_STABLE = 1       /* not honoured in this version */
+};
+
+typedef struct weida_guarantees {
+    size_t size;
+    int32_t delivery;         /* enum weida_delivery */
+    int32_t acknowledgement;  /* enum weida_level 1..5; 0 = WEIDA_TRANSPORT_RECEIPT */
+    int32_t durability;       /* enum weida_durability: only with STORED or REPLICATED */
+    uint32_t replicas;        /* only with REPLICATED: at least 2, leader included */
+    int32_t ordering;         /* enum weida_ordering */
+    int32_t deduplication;    /* enum weida_deduplication */
+    uint64_t dedup_window_ms; /* required with WEIDA_DEDUP_BOUNDED, else 0 */
+    int32_t backpressure;     /* enum weida_backpressure */
+    int32_t producer_naming;  /* enum weida_producer_naming */
+    int32_t control_isolated; /* 1: control traffic never waits behind data (not honoured) */
+} weida_guarantees_t;
+
 typedef struct weida_runtime_opts {
     size_t size;
     uint32_t worker_threads; /* accepted for parity; Go schedules itself */
@@ -187,6 +246,16 @@ typedef struct weida_runtime_opts {
     int32_t path_report;     /* 1: path statistics (not built yet: EUNSUPPORTED) */
     uint32_t endpoint_queue; /* accept-queue depth per path; 0 = 256 */
     uint64_t send_timeout_ms; /* bound on waiting for a live connection; 0 = none */
+    /* Required of every peer on every connection, and offered too; NULL =
+     * core. A peer that does not offer it fails the handshake on both sides
+     * with WEIDA_ENEGOTIATION naming the dimension (the dialler's connect
+     * returns it). Borrowed for the call, like every input. */
+    const weida_guarantees_t *required;
+    /* Offered beyond required (it must reach required in every dimension);
+     * NULL = exactly required. Each connection gets the weaker of the two
+     * sides' offers, so offering REASSEMBLE without requiring it orders only
+     * with peers that offer it too. */
+    const weida_guarantees_t *offered;
 } weida_runtime_opts_t;
 
 /* Who may connect to a binding. */
@@ -432,6 +501,14 @@ int weida_runtime_drain(weida_runtime_t rt, double seconds, uint64_t *delivered,
                         uint64_t *outstanding);
 int weida_runtime_drain_async(weida_runtime_t rt, double seconds, weida_done_fn cb,
                               void *user, weida_op_t *op);
+/* One-way transfers this runtime read and discarded as repeats within its
+ * deduplication window (always 0 unless WEIDA_DEDUP_BOUNDED was agreed). */
+int weida_runtime_suppressed_duplicates(weida_runtime_t rt, uint64_t *count);
+/* The guarantee set the runtime offers on every connection (its offered
+ * set, else its required one) into *out, whose size the caller sets. It is
+ * the runtime's configuration; a live connection agreed on exactly what
+ * the runtime requires, or failed. */
+int weida_runtime_offered(weida_runtime_t rt, weida_guarantees_t *out);
 
 /* Dialling endpoints: each verifies servers under trust. opts may be NULL. */
 int weida_runtime_requester(weida_runtime_t rt, weida_trust_t trust,
