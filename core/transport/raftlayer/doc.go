@@ -1,0 +1,13 @@
+// Package raftlayer carries a replicated broker's Raft traffic over QUIC:
+// one UDP port per node, ALPN weida-raft/0, TLS 1.3 with both sides
+// proving member keys, one connection per node pair for every Raft group.
+//
+// It is the stream layer under hashicorp/raft's NetworkTransport (a
+// net.Listener with a Dial) without importing it: each Group is a
+// listener of its own over the node's shared connections, and each stream
+// starts with the group's 32-byte id so one port serves every group.
+//
+// When two nodes connect, the dialler opens a hello stream and both send
+// the digest of the cluster file they read; a node that read another file
+// is refused with both digests named, before any group stream is served.
+package raftlayer
