@@ -46,13 +46,14 @@ type Conn struct {
 	// lastEndpoint is the path of the latest inbound stream (decodeInbound).
 	lastEndpoint atomic.Pointer[string]
 
-	closeOnce   sync.Once
-	toldHandler sync.Once // Handler.Closed runs once, after closeOnce
-	done        chan struct{}
-	err         *errs.Error // why the connection ended; set before done closes
-	wg          sync.WaitGroup
-	workers     workerPool   // local: goroutines serving inbound streams (workers.go)
-	accepting   atomic.Int32 // QUIC: goroutines waiting to accept an exchange (acceptBidi)
+	closeOnce    sync.Once
+	toldHandler  sync.Once // Handler.Closed runs once, after closeOnce
+	done         chan struct{}
+	err          *errs.Error // why the connection ended; set before done closes
+	wg           sync.WaitGroup
+	workers      workerPool // local: goroutines serving inbound streams (workers.go)
+	accepting    acceptors  // QUIC: goroutines accepting exchanges (acceptBidi)
+	acceptingUni acceptors  // QUIC: goroutines accepting uni streams (acceptUni)
 }
 
 // newLocalConn wraps a local link; path is the dialled path (empty when
@@ -90,7 +91,8 @@ func (c *Conn) start(ctx context.Context) error {
 		c.startLocal()
 	} else {
 		c.wg.Add(3)
-		c.accepting.Store(1)
+		c.accepting.n.Store(1)
+		c.acceptingUni.n.Store(1)
 		go c.watchClose()
 		go c.acceptUni()
 		go c.acceptBidi()

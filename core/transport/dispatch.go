@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/quic-go/quic-go"
 
@@ -9,7 +10,7 @@ import (
 )
 
 // Handler receives what a negotiated connection's peer opens. Each method
-// runs on the stream's own goroutine and may block (e.g. on a full endpoint
+// runs on a goroutine serving that stream alone and may block (e.g. on a full endpoint
 // queue, which is how QUIC flow control pushes back). A method that does not
 // take what it was given must refuse it (the helpers on InStream and
 // Exchange send the right codes).
@@ -26,57 +27,68 @@ type Handler interface {
 	Closed(c *Conn, err error)
 }
 
+// acceptUni accepts uni streams and serves each on the accepting goroutine
+// (acceptLoop): no new goroutine, and no fresh stack to grow, per message.
 func (c *Conn) acceptUni() {
-	defer c.wg.Done()
-	for {
-		s, err := c.qc.AcceptUniStream(context.Background())
-		if err != nil {
-			return
-		}
-		c.wg.Add(1)
-		go c.serveUni(s)
-	}
+	acceptLoop(c, &c.acceptingUni, c.qc.AcceptUniStream, func(s *quic.ReceiveStream) { c.serveUni(s) })
 }
 
-// maxAccepting bounds the goroutines a connection keeps waiting in
-// acceptBidi between exchanges.
+// acceptBidi accepts exchanges and serves each on the accepting goroutine.
+func (c *Conn) acceptBidi() { acceptLoop(c, &c.accepting, c.qc.AcceptStream, c.serveBidi) }
+
+// maxAccepting bounds the goroutines a connection keeps waiting in each
+// accept loop between streams.
 const maxAccepting = 4
 
-// acceptBidi accepts an exchange and serves it on the same goroutine, so
-// the goroutine quic-go wakes is the one that reads the request: no
-// hand-over to a worker on the round trip's path, and a stack that is
-// already grown. Before serving (a Handler may block) it makes sure another
-// goroutine is accepting; after serving it accepts again unless
-// maxAccepting already are. c.accepting counts the goroutines accepting or
-// about to, and is 1 when the first one starts.
-func (c *Conn) acceptBidi() {
+// acceptLoop accepts streams and serves each on the same goroutine, so the
+// goroutine quic-go wakes is the one that reads the head: no hand-over to
+// a worker on the message's path, and a stack that is already grown. A
+// stream that blocks its server (a parked stream, a full endpoint queue, a
+// FLOW stream served for its whole life) first makes sure another
+// goroutine accepts (acceptors).
+func acceptLoop[S any](c *Conn, a *acceptors, accept func(context.Context) (S, error), serve func(S)) {
 	defer c.wg.Done()
 	for {
-		s, err := c.qc.AcceptStream(context.Background())
+		s, err := accept(context.Background())
 		if err != nil {
 			return
 		}
-		if c.accepting.Add(-1) == 0 {
-			c.accepting.Add(1)
+		if a.took() {
 			c.wg.Add(1)
-			go c.acceptBidi()
+			go acceptLoop(c, a, accept, serve)
 		}
-		c.serveBidi(s)
-		if !c.acceptAgain() {
+		serve(s)
+		if !a.again() {
 			return
 		}
 	}
 }
 
-// acceptAgain counts a goroutine that finished an exchange as accepting,
-// unless maxAccepting are.
-func (c *Conn) acceptAgain() bool {
+// acceptors counts the goroutines of one accept loop that are accepting or
+// about to; it is 1 when the first one starts. Before serving what it
+// accepted (a Handler may block) a goroutine makes sure another one is
+// accepting; after serving it accepts again unless maxAccepting already are.
+type acceptors struct{ n atomic.Int32 }
+
+// took counts one accepting goroutine as serving; true means none is left
+// accepting and the caller starts another (counted already).
+func (a *acceptors) took() bool {
+	if a.n.Add(-1) == 0 {
+		a.n.Add(1)
+		return true
+	}
+	return false
+}
+
+// again counts a goroutine that finished serving as accepting, unless
+// maxAccepting are; false means it ends.
+func (a *acceptors) again() bool {
 	for {
-		n := c.accepting.Load()
+		n := a.n.Load()
 		if n >= maxAccepting {
 			return false
 		}
-		if c.accepting.CompareAndSwap(n, n+1) {
+		if a.n.CompareAndSwap(n, n+1) {
 			return true
 		}
 	}
@@ -85,7 +97,6 @@ func (c *Conn) acceptAgain() bool {
 // serveUni reads a uni stream's preamble, parks it until negotiation (unless
 // it is the HELLO), then reads the header and dispatches by kind.
 func (c *Conn) serveUni(s recvHalf) {
-	defer c.wg.Done()
 	p, err := c.readPreamble(s)
 	if err != nil {
 		return
