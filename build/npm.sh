@@ -1,52 +1,68 @@
 #!/usr/bin/env bash
-# Builds the npm package dist/weida-<version>.tgz with no network access and
-# no node-gyp: build/lib.sh builds libweida.so (skipped when the library in
-# <out>/lib is newer than every source it is built from), gcc compiles the
-# Node-API addon in bindings/node/src against Node's installed headers,
-# linking libweida.so with an $ORIGIN rpath, and npm pack packs a staged
-# copy of bindings/node with both files under prebuilds/<platform>-<arch>/.
+# Builds the npm package dist/weida-<version>.tgz (version: the VERSION
+# file) with no node-gyp and no install script. Each prebuild sits in
+# prebuildify's layout, found at require time by the bundled node-gyp-build:
 #
-#   build/npm.sh          <out> is build/out unless WEIDA_OUT names another;
-#                         headers come from /usr/include/node unless
-#                         NODE_INCLUDE names another directory
+#   prebuilds/<platform>-<arch>/node.napi.glibc.node   the Node-API addon
+#   prebuilds/<platform>-<arch>/libweida.so.<ABI>      the library it links ($ORIGIN rpath)
 #
-# Install it with: npm install --offline ./dist/weida-*.tgz (no registry: the
-# package has no dependencies and no install script).
-# Needs Go and a C compiler (for the library), node and npm.
+#   build/npm.sh     one prebuild for this machine: build/lib.sh builds
+#                    libweida (skipped when <out>/lib is newer than every
+#                    source), build/addon.sh the addon. <out> is build/out
+#                    unless WEIDA_OUT names another
+#   WEIDA_PREBUILDS="linux-x64=DIR linux-arm64=DIR" build/npm.sh
+#                    packs the prebuilds already in each DIR instead
+#                    (build/portable.sh does)
+#
+# The staged manifest names the platforms packed (os, cpu, libc), so npm
+# refuses the package elsewhere, naming the platform, instead of failing at
+# require time. node-gyp-build comes from npm's cache or registry at build
+# time and is bundled (bundleDependencies): installing needs no network:
+#   npm install --offline ./dist/weida-*.tgz
+# Needs node and npm, and for a host build Go and a C compiler.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . build/lib/common.sh
 
 out="${WEIDA_OUT:-$PWD/build/out}"
-lib="$out/lib/libweida.so"
-node_include="${NODE_INCLUDE:-/usr/include/node}"
-build_lib_if_stale "$out" npm
-[ -f "$node_include/node_api.h" ] || { echo "npm: no node_api.h in $node_include (set NODE_INCLUDE)" >&2; exit 1; }
-
-platform="$(node -p 'process.platform + "-" + process.arch')"
 stage="$out/npm/weida"
 rm -rf "$stage"
-mkdir -p "$stage/prebuilds/$platform"
-prebuilt="$stage/prebuilds/$platform"
+mkdir -p "$stage/prebuilds"
 
-echo "== weida.node (gcc, Node-API from $node_include)"
-cp "$lib" "$prebuilt/libweida.so"
-gcc -std=c11 -O2 -Wall -Wextra -Werror -pthread -fvisibility=hidden -shared -fPIC \
-	-I"$node_include" -Iinclude bindings/node/src/*.c \
-	-L"$prebuilt" -lweida -Wl,-rpath,'$ORIGIN' \
-	-o "$prebuilt/weida.node"
+prebuilds="${WEIDA_PREBUILDS:-}"
+if [ -z "$prebuilds" ]; then
+	build_lib_if_stale "$out" npm
+	prebuilds="$(node -p 'process.platform + "-" + process.arch')=$out/npm/addon"
+	rm -rf "$out/npm/addon"
+	build/addon.sh "$out/lib/libweida.so" "$out/npm/addon"
+fi
+platforms=()
+for entry in $prebuilds; do
+	platform="${entry%%=*}" dir="${entry#*=}"
+	[ -f "$dir/node.napi.glibc.node" ] || { echo "npm: no $dir/node.napi.glibc.node for $platform" >&2; exit 1; }
+	mkdir -p "$stage/prebuilds/$platform"
+	cp "$dir"/node.napi.glibc.node "$dir"/libweida.so.* "$stage/prebuilds/$platform/"
+	platforms+=("$platform")
+done
 
-echo "== stage and pack"
-cp bindings/node/index.js bindings/node/index.d.ts bindings/node/README.md "$stage/"
-# The staged manifest names the one platform its prebuilt files are for, so
-# npm refuses the tarball elsewhere instead of failing at require time.
-node -e '
-	const pkg = require(process.argv[1]);
-	Object.assign(pkg, { os: [process.platform], cpu: [process.arch] });
-	require("node:fs").writeFileSync(process.argv[2], JSON.stringify(pkg, null, 2) + "\n");
-' "$PWD/bindings/node/package.json" "$stage/package.json"
+echo "== stage and pack (${platforms[*]})"
+cp bindings/node/index.js bindings/node/index.d.ts bindings/node/README.md LICENSE "$stage/"
 cp -r bindings/node/lib "$stage/lib"
+node -e '
+	const [source, target, version, ...platforms] = process.argv.slice(1);
+	const pkg = require(source);
+	pkg.version = version;
+	pkg.os = [...new Set(platforms.map((p) => p.split("-")[0]))];
+	pkg.cpu = [...new Set(platforms.map((p) => p.split("-")[1]))];
+	pkg.libc = ["glibc"];
+	delete pkg.scripts;
+	require("node:fs").writeFileSync(target, JSON.stringify(pkg, null, 2) + "\n");
+' "$PWD/bindings/node/package.json" "$stage/package.json" "$(cat VERSION)" "${platforms[@]}"
+# The bundled dependency, from npm's cache when it has it.
+(cd "$stage" && npm install --prefer-offline --omit=dev --ignore-scripts --no-package-lock \
+	--no-audit --no-fund --silent)
+[ -f "$stage/node_modules/node-gyp-build/package.json" ] || { echo "npm: node-gyp-build was not installed" >&2; exit 1; }
 mkdir -p dist
 rm -f dist/weida-*.tgz
 (cd "$stage" && npm pack --offline --silent --pack-destination "$OLDPWD/dist" >/dev/null)
-echo "npm: built $(ls dist/weida-*.tgz) ($platform)"
+echo "npm: built $(ls dist/weida-*.tgz) (${platforms[*]})"

@@ -30,7 +30,7 @@ PATH="$nogo" npm install --offline --registry=http://127.0.0.1:9/ --no-audit --n
 	"$repo/$artefact" ||
 	setup_failed node "installing the tarball"
 cp "$repo"/bindings/node/test/*.mjs test/
-[ -f node_modules/weida/prebuilds/"$(node -p 'process.platform + "-" + process.arch')"/weida.node ] ||
+[ -f node_modules/weida/prebuilds/"$(node -p 'process.platform + "-" + process.arch')"/node.napi.glibc.node ] ||
 	setup_failed node "finding the prebuilt addon in the installed package"
 
 echo "== node: node --test, against the installed package (no go on PATH)"

@@ -59,6 +59,6 @@ test('the addon and the library load from the installed package', { skip: proces
   const maps = readFileSync('/proc/self/maps', 'utf8');
   const loaded = (name) => [...new Set(maps.split('\n').filter((l) => l.endsWith(`/${name}`)).map((l) => l.slice(l.indexOf('/'))))];
   const prebuilt = join(root, 'prebuilds', `${process.platform}-${process.arch}`);
-  assert.deepEqual(loaded('weida.node'), [join(prebuilt, 'weida.node')]);
-  assert.deepEqual(loaded('libweida.so'), [join(prebuilt, 'libweida.so')]); // found through the $ORIGIN rpath
+  assert.deepEqual(loaded('node.napi.glibc.node'), [join(prebuilt, 'node.napi.glibc.node')]); // prebuildify's name
+  assert.deepEqual(loaded('libweida.so.1'), [join(prebuilt, 'libweida.so.1')]); // its SONAME, through the $ORIGIN rpath
 });
