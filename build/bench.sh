@@ -87,7 +87,11 @@ stage_bindings() {
 		(cd "$root/bindings/node" && tar --exclude=node_modules --exclude=prebuilds -cf - .) | (cd "$pkg" && tar -xf -)
 		mkdir -p "$pkg/prebuilds/$platform"
 		cp "$work/lib/libweida.so" "$pkg/prebuilds/$platform/"
-		if gcc -std=c11 -O2 -fvisibility=hidden -shared -fPIC -I"$node_include" -I"$root/include" \
+		# lib/native.js loads the addon through node-gyp-build (npm's cache first).
+		if ! (cd "$pkg" && npm install --prefer-offline --omit=dev --ignore-scripts --no-package-lock \
+			--no-audit --no-fund --silent); then
+			bindings+=(-node-missing "installing bindings/node's dependency node-gyp-build failed")
+		elif gcc -std=c11 -O2 -fvisibility=hidden -shared -fPIC -I"$node_include" -I"$root/include" \
 			"$root"/bindings/node/src/*.c -L"$pkg/prebuilds/$platform" -lweida -Wl,-rpath,'$ORIGIN' \
 			-o "$pkg/prebuilds/$platform/weida.node"; then
 			bindings+=(-node-package "$pkg")
