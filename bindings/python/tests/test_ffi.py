@@ -17,6 +17,7 @@ C_TYPES = {
     "uint64_t*": ctypes.POINTER(ctypes.c_uint64), "char**": ctypes.POINTER(ctypes.c_char_p),
     "weida_done_fn": _ffi.DONE_FN,
     "weida_runtime_opts_t*": ctypes.POINTER(_ffi.RuntimeOpts),
+    "weida_guarantees_t*": ctypes.POINTER(_ffi.Guarantees),
     "weida_bind_opts_t*": ctypes.POINTER(_ffi.BindOpts),
     "weida_endpoint_opts_t*": ctypes.POINTER(_ffi.EndpointOpts),
     "weida_drop_counts_t*": ctypes.POINTER(_ffi.DropCounts),

@@ -42,8 +42,8 @@ from ._cursors import (
     ACCEPTED, APPLICATION_FLOOR, FINAL_ONLY, PROCESSED, PROGRESS, REPLICATED, STORED, TRANSPORT_RECEIPT,
 )
 from ._errors import (
-    AddressInUse, AlreadyRegistered, Canceled, ConnectionLost, DatagramsUnavailable, Expired,
-    Indeterminate, InvalidAddress, InvalidEndpointPath, InvalidFingerprint, Io, LimitExceeded,
+    AddressInUse, AlreadyRegistered, Canceled, ConnectionLost, DatagramsUnavailable, DeadlinePassed, Expired,
+    Indeterminate, InvalidAddress, InvalidArgument, InvalidEndpointPath, InvalidFingerprint, Io, LimitExceeded,
     Negotiation, NoParkedConnection, NoReply, NotConnected, Protocol, Rejected, RuntimeFailure,
     TooLarge, Tls, Transport, UnknownEndpoint, Unsupported, Untrusted, UntrustedPrincipal,
     WeidaError,
@@ -80,5 +80,5 @@ __all__ = [
     "AlreadyRegistered", "AddressInUse", "NotConnected", "ConnectionLost", "Negotiation", "Protocol",
     "Rejected", "UnknownEndpoint", "Unsupported", "NoParkedConnection", "NoReply", "Canceled",
     "Expired", "Indeterminate", "LimitExceeded", "DatagramsUnavailable", "TooLarge", "Tls",
-    "Untrusted", "UntrustedPrincipal", "Io", "Transport",
+    "Untrusted", "UntrustedPrincipal", "Io", "Transport", "InvalidArgument", "DeadlinePassed",
 ]

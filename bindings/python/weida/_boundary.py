@@ -13,7 +13,7 @@ import threading
 from ctypes import byref, c_size_t, c_uint64, c_void_p
 from typing import Union
 
-from ._errors import RuntimeFailure, error_for
+from ._errors import InvalidArgument, error_for
 from ._ffi import ETRUNCATED, OK, lib
 
 #: What a payload may be.
@@ -65,7 +65,7 @@ def deadline(seconds: object, what: str) -> float:
         raise TypeError(f"{what} must be a number of seconds, not {type(seconds).__name__}")
     s = float(seconds)
     if not math.isfinite(s) or s < 0:
-        raise RuntimeFailure(f"{what} must be a finite number of seconds, not negative (got {seconds!r})")
+        raise InvalidArgument(f"{what} must be a finite number of seconds, not negative (got {seconds!r})")
     return s
 
 

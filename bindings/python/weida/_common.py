@@ -12,6 +12,7 @@ from ._boundary import check, out_count, out_handle, read_text, text
 from ._errors import RuntimeFailure
 from ._ffi import BindOpts, DropCounts, RuntimeOpts, lib
 from ._handle import Handle
+from ._guarantees import guarantee_sets
 from ._values import Identity, Trust
 
 _U32_MAX = 2**32 - 1
@@ -24,6 +25,17 @@ def _runtime_options(worker_threads: int, datagrams: bool, path_report: bool) ->
         raise RuntimeFailure(f"worker_threads must be at least 1 (got {worker_threads})")
     return RuntimeOpts(size=ctypes.sizeof(RuntimeOpts), worker_threads=worker_threads,
                        datagrams=1 if datagrams else 0, path_report=1 if path_report else 0)
+
+
+def _new_runtime(worker_threads: int, datagrams: bool, path_report: bool, ordering: Optional[str],
+                 dedup_window: Optional[float], acknowledgement: Optional[int], require: Any) -> int:
+    """weida_runtime_new with the options and the guarantee sets they name;
+    the library refuses what it cannot honour, naming the dimension."""
+    opts = _runtime_options(worker_threads, datagrams, path_report)
+    offered, required = guarantee_sets(ordering, dedup_window, acknowledgement, require)
+    if offered is not None:
+        opts.offered, opts.required = ctypes.pointer(offered), ctypes.pointer(required)
+    return out_handle(lib.weida_runtime_new, byref(opts))
 
 
 def _trust(trust: object) -> int:
@@ -45,9 +57,23 @@ class RuntimeBase(Handle):
     _Surveyor: Any
     _Dish: Any
 
-    def __init__(self, worker_threads: int = 1, datagrams: bool = False, path_report: bool = False) -> None:
-        opts = _runtime_options(worker_threads, datagrams, path_report)
-        super().__init__(out_handle(lib.weida_runtime_new, byref(opts)))
+    def __init__(self, worker_threads: int = 1, datagrams: bool = False, path_report: bool = False,
+                 ordering: Optional[str] = None, dedup_window: Optional[float] = None,
+                 acknowledgement: Optional[int] = None, require: Any = None) -> None:
+        super().__init__(_new_runtime(worker_threads, datagrams, path_report, ordering, dedup_window,
+                                      acknowledgement, require))
+
+    def suppressed_duplicates(self) -> int:
+        """One-way transfers this runtime read and discarded as repeats within
+        its ``dedup_window`` (0 unless deduplication was agreed)."""
+        return out_count(lib.weida_runtime_suppressed_duplicates, self._h, kind=ctypes.c_uint64)
+
+    def _exit(self) -> None:
+        # Leaving a ``with`` block ends the runtime, not just this reference
+        # to it: endpoints still open would otherwise keep it serving.
+        if self._h:
+            lib.weida_runtime_shutdown(self._h)
+        self.close()
 
     def _bind(self, addr: str, identity: Identity) -> Any:
         if not isinstance(identity, Identity):

@@ -61,6 +61,24 @@ META_ACHIEVED = 24
 DONE_FN = CFUNCTYPE(None, c_void_p, c_int, c_uint64, c_uint64)
 
 
+class Guarantees(Structure):
+    """weida_guarantees_t: every field's 0 is that dimension's core level."""
+
+    _fields_ = [
+        ("size", c_size_t),
+        ("delivery", c_int32),
+        ("acknowledgement", c_int32),
+        ("durability", c_int32),
+        ("replicas", c_uint32),
+        ("ordering", c_int32),
+        ("deduplication", c_int32),
+        ("dedup_window_ms", c_uint64),
+        ("backpressure", c_int32),
+        ("producer_naming", c_int32),
+        ("control_isolated", c_int32),
+    ]
+
+
 class RuntimeOpts(Structure):
     """weida_runtime_opts_t."""
 
@@ -71,6 +89,8 @@ class RuntimeOpts(Structure):
         ("path_report", c_int32),
         ("endpoint_queue", c_uint32),
         ("send_timeout_ms", c_uint64),
+        ("required", POINTER(Guarantees)),
+        ("offered", POINTER(Guarantees)),
     ]
 
 
@@ -143,9 +163,14 @@ def _declare(name: str, *argtypes: object, restype: object = c_int) -> None:
     SIGNATURES[name] = (restype, tuple(flat))
 
 
+#: waiting call name -> its outputs (the trailing out-pointers of the blocking form).
+WAITING: dict[str, tuple[object, ...]] = {}
+
+
 def _waiting(name: str, *argtypes: object) -> None:
     """Declares a waiting call in both forms: blocking and _async."""
     *inputs, outputs = argtypes
+    WAITING[name] = outputs if isinstance(outputs, tuple) else (outputs,)
     _declare(name, *inputs, outputs)
     _declare(name + "_async", *inputs, ASYNC)
 
@@ -167,6 +192,8 @@ _declare("weida_handles_live", OUT_U64)
 _declare("weida_runtime_new", POINTER(RuntimeOpts), OUT_H)
 _declare("weida_runtime_shutdown", H)
 _waiting("weida_runtime_drain", H, SECONDS, (OUT_U64, OUT_U64))
+_declare("weida_runtime_suppressed_duplicates", H, OUT_U64)
+_declare("weida_runtime_offered", H, POINTER(Guarantees))
 for _role in ("requester", "pusher", "subscriber", "pair", "surveyor"):
     _declare(f"weida_runtime_{_role}", H, H, POINTER(EndpointOpts), OUT_H)
 

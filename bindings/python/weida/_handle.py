@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from ._boundary import close
+
+_H = TypeVar("_H", bound="Handle")
 
 
 class Handle:
@@ -28,6 +32,23 @@ class Handle:
         """Releases the handle now (idempotent); later calls raise RuntimeFailure."""
         h, self._h = self._h, 0
         close(h)
+
+    # ``with`` and ``async with`` on every handle: leaving the block
+    # releases it as close() does (a Runtime also shuts down).
+    def _exit(self) -> None:
+        self.close()
+
+    def __enter__(self: "_H") -> "_H":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._exit()
+
+    async def __aenter__(self: "_H") -> "_H":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._exit()
 
     def __del__(self) -> None:
         try:

@@ -10,7 +10,8 @@ from typing import Dict, Iterable, Optional, Tuple
 
 from ._boundary import Bytes, bytes_arg, ceiling, check, deadline
 from ._cursors import CursorsBase, ReporterBase, order_args
-from ._ffi import END, lib
+from ._ffi import END
+from ._interrupt import lib
 from ._handle import Handle
 from ._values import IncomingMeta, take_msg
 

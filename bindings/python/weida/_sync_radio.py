@@ -9,7 +9,7 @@ from typing import Optional
 from ._aio_radio import DishMessage
 from ._boundary import ceiling, check, text
 from ._common import count_of
-from ._ffi import lib
+from ._interrupt import lib
 from ._handle import Handle
 from ._radio import RadioBase, SegmentBase, dish_message, join_options
 from ._stats import ConnectionStats, connection_stats

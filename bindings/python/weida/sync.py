@@ -29,7 +29,7 @@ from ._boundary import Bytes, bytes_arg, ceiling, check, credit, deadline, out_c
 from ._common import BindingBase, RuntimeBase, count_of, path_of
 from ._cursors import PROGRESS
 from ._errors import RuntimeFailure
-from ._ffi import lib
+from ._interrupt import lib
 from ._handle import Handle
 from ._stats import ConnectionStats, connection_stats
 from ._sync_cursors import Cursors, Reporter, recv_reporting, send_ordering

@@ -1,0 +1,126 @@
+"""Blocking calls that a signal interrupts: ``lib`` for weida.sync.
+
+A blocking C call cannot be interrupted: Python runs a signal handler only
+between bytecodes, so Ctrl-C would wait until the call returned (for an
+``accept`` with no caller, never). On the main thread, the one Python
+delivers signals to, each waiting call is made in its ``_async`` form
+instead, queued on a completion queue of its own, and the thread waits in
+``select`` on the queue's descriptor, in 20 ms slices (a signal landing just
+before ``select`` is then handled within one). A signal wakes ``select``; when its
+handler raises (KeyboardInterrupt), the operation is cancelled through
+``weida_op_cancel`` (its streams reset, so the peer learns), its outcome is
+awaited so nothing it produced leaks, and the exception goes on. Other
+threads, which no signal reaches, call the blocking form directly.
+
+The object mimics the C library: ``lib.weida_replier_accept(h, n, byref(out))``
+has the blocking form's arguments and return code, with the outputs filled
+in and ``weida_last_error`` set on this thread as the blocking call would.
+"""
+
+from __future__ import annotations
+
+import select
+import threading
+from ctypes import byref, c_uint64
+from typing import Any, Callable, List, Optional, Tuple
+
+from . import _cq
+from ._boundary import close
+from ._ffi import OK, WAITING, lib as _lib
+
+# A pointer-to-uint64 output of a waiting call is a handle, except the two
+# counts drain returns: a handle left over from a cancelled call is closed.
+_COUNTS = {"weida_runtime_drain"}
+_U64_OUT = WAITING["weida_runtime_drain"][0]
+
+Outcome = Tuple[int, int, int]  # code, a, b
+
+#: The longest a signal can wait to be handled during a blocking call.
+_SLICE = 0.02
+
+
+class _Queue:
+    """The main thread's completion queue: at most one operation in flight."""
+
+    def __init__(self) -> None:
+        cq = _cq.CompletionQueue()
+        self.handle, self.fd = cq.handle, cq.fd
+        self.drainer = cq.drainer()
+
+    def wait(self, op: int) -> Outcome:
+        """The outcome of op; a signal handler that raises interrupts it."""
+        while True:
+            for got, code, a, b, _ in self.drainer.drain():
+                if got == op:  # a failure's sentence stays this thread's last error
+                    return code, a, b
+            # In slices: a signal that lands just before select() would
+            # otherwise leave its handler pending until the call returns.
+            select.select([self.fd], [], [], _SLICE)
+
+    def settle(self, op: int) -> Outcome:
+        """The outcome of op, which was cancelled: waited for whatever
+        signals come meanwhile (the cancel answers promptly)."""
+        while True:
+            try:
+                return self.wait(op)
+            except BaseException:  # a second Ctrl-C while cancelling: finish cancelling first
+                continue
+
+
+_queue: Optional[_Queue] = None
+
+
+def _main_queue() -> _Queue:
+    global _queue
+    if _queue is None:
+        _queue = _Queue()
+    return _queue
+
+
+def _interruptible(name: str) -> Callable[..., int]:
+    blocking = getattr(_lib, name)
+    started = getattr(_lib, name + "_async")
+    outputs = WAITING[name]
+    n = len(outputs)
+    handles = [t is _U64_OUT and name not in _COUNTS for t in outputs]
+    main = threading.main_thread()
+
+    def call(*args: Any) -> int:
+        if threading.current_thread() is not main:
+            return blocking(*args)
+        q = _main_queue()
+        inputs, outs = args[:len(args) - n], args[len(args) - n:]
+        op = c_uint64()
+        rc = started(*inputs, _cq.POST, q.handle, byref(op))
+        if rc != OK:
+            return rc
+        try:
+            code, a, b = q.wait(op.value)
+        except BaseException:
+            _lib.weida_op_cancel(op.value)
+            code, a, b = q.settle(op.value)
+            if code == OK:  # it finished before the cancel: drop what it made
+                for value, is_handle in zip((a, b), handles):
+                    if is_handle:
+                        close(value)
+            raise
+        if code == OK:
+            for out, value in zip(outs, (a, b)):
+                out._obj.value = value  # a byref() of the caller's ctypes value
+        return code
+
+    call.__name__ = name
+    return call
+
+
+class _Lib:
+    """The C library as weida.sync calls it: waiting calls interruptible."""
+
+    def __getattr__(self, name: str) -> Any:
+        fn = _interruptible(name) if name in WAITING else getattr(_lib, name)
+        setattr(self, name, fn)
+        return fn
+
+
+lib: Any = _Lib()
+__all__: List[str] = ["lib"]
