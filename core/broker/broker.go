@@ -48,6 +48,7 @@ func New(rt *weida.Runtime, cfg Config) (*Broker, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	b := &Broker{cfg: cfg, byPath: make(map[string]*queue, len(cfg.Queues)), ctx: ctx, cancel: cancel}
+	slots := newReportSlots(MaxConnectionUnsettled)
 	keepers, store, err := openKeepers(cfg)
 	if err != nil {
 		cancel()
@@ -63,7 +64,7 @@ func New(rt *weida.Runtime, cfg Config) (*Broker, error) {
 			b.Close()
 			return nil, err
 		}
-		q := newQueue(ctx, qc.Path, port, keepers[i].keeper, cfg)
+		q := newQueue(ctx, qc.Path, port, keepers[i].keeper, cfg, slots)
 		q.recover(keepers[i].recovered)
 		b.queues = append(b.queues, q)
 		b.byPath[qc.Path] = q

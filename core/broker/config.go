@@ -116,7 +116,9 @@ type Config struct {
 	// value returns space sooner at the cost of more files.
 	SegmentBytes int64
 	// MaxUnsettled bounds one subscription's deliveries out without a
-	// settling report (default 256; NeverDeliver for a bound of zero).
+	// settling report (default 256; NeverDeliver for a bound of zero). Its
+	// ceiling is MaxConnectionUnsettled, which also bounds all of one
+	// consumer connection's subscriptions together; above it New refuses.
 	MaxUnsettled int
 	// OnError, when set, hears what the broker cannot tell a peer: an
 	// admission that failed at the store (the producer only sees Rejected),
@@ -141,6 +143,9 @@ func (c Config) validated() (Config, error) {
 		c.MaxUnsettled = DefaultMaxUnsettled
 	case NeverDeliver:
 		c.MaxUnsettled = 0
+	}
+	if c.MaxUnsettled > MaxConnectionUnsettled {
+		return c, errs.New(errs.KindRuntime, "broker config: MaxUnsettled %d is above its ceiling, MaxConnectionUnsettled (%d)", c.MaxUnsettled, MaxConnectionUnsettled)
 	}
 	if len(c.Queues) > c.MaxQueues {
 		return c, errs.New(errs.KindLimitExceeded, "broker config: %d queues, more than max_queues (%d)", len(c.Queues), c.MaxQueues)

@@ -16,10 +16,11 @@ type subKey struct {
 // subscription is one consumer of a queue, with its credit (§6.2).
 type subscription struct {
 	key       subKey
-	ordinal   uint64 // its connection's, for the round-robin order
-	limit     uint64 // highest CREDIT limit seen: total deliveries it accepts
-	delivered uint64 // deliveries counted against limit
-	unsettled int    // deliveries out without a settling report
+	ordinal   uint64     // its connection's, for the round-robin order
+	limit     uint64     // highest CREDIT limit seen: total deliveries it accepts
+	delivered uint64     // deliveries counted against limit
+	unsettled int        // deliveries out without a settling report
+	reports   *connSlots // its connection's report slots, shared with its other subscriptions
 	// broken: its last delivery could not be written. It is skipped until
 	// it says something again (SUBSCRIBE or CREDIT), or goes.
 	broken bool
@@ -67,7 +68,7 @@ func (q *queue) subscribe(c weida.PortConn, filter string) {
 		ord = cs.nextOrd
 		cs.conns[c] = ord
 	}
-	s := &subscription{key: key, ordinal: ord}
+	s := &subscription{key: key, ordinal: ord, reports: q.slots.join(q, c)}
 	if g, ok := cs.held[key]; ok {
 		s.limit = g.limit
 		delete(cs.held, key)
@@ -163,6 +164,7 @@ func (q *queue) drop(s *subscription) {
 	if i := slices.Index(cs.list, s); i >= 0 {
 		cs.list = slices.Delete(cs.list, i, i+1)
 	}
+	s.reports.leave(q)
 	for _, d := range q.unsettled {
 		if d.sub == s {
 			q.requeue(d)
@@ -170,9 +172,11 @@ func (q *queue) drop(s *subscription) {
 	}
 }
 
-// canTake reports whether s may get one more delivery now (§7.2).
+// canTake reports whether s may get one more delivery now (§7.2): credit
+// left, below MaxUnsettled, and its connection below
+// MaxConnectionUnsettled.
 func (q *queue) canTake(s *subscription) bool {
-	return !s.broken && s.delivered < s.limit && s.unsettled < q.maxUnsettled
+	return !s.broken && s.delivered < s.limit && s.unsettled < q.maxUnsettled && s.reports.room()
 }
 
 // anyTaker reports whether some subscription could take a delivery, so a

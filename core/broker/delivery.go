@@ -22,6 +22,11 @@ type delivery struct {
 	attempt uint64 // delivery_attempt this write carries: msg.attempts + 1
 	ctx     context.Context
 	cancel  context.CancelFunc
+	// slot is the report id it holds on its consumer's connection; its
+	// goroutine gives it back (giveSlot) once the connection no longer
+	// holds that id.
+	slot     *connSlots
+	slotBack bool // owned by the delivery's goroutine
 	// Loop-owned: the write's outcome is not known yet, and the delivery
 	// was put back meanwhile (it goes to the head once the write ends, so
 	// a write that did reach the consumer counts its attempt first).
@@ -41,6 +46,9 @@ func (q *queue) pump() {
 		i, s := q.pick()
 		if s == nil {
 			return
+		}
+		if !s.reports.take() {
+			continue // another queue took the connection's last slot: it has no room now
 		}
 		m := q.ready[i]
 		q.ready = slices.Delete(q.ready, i, i+1)
@@ -75,7 +83,7 @@ func (q *queue) dispatch(m *message, s *subscription) {
 	q.nextDelivery++
 	ctx, cancel := context.WithCancel(q.ctx)
 	d := &delivery{id: q.nextDelivery, msg: m, sub: s, conn: s.key.conn, attempt: m.attempts + 1,
-		ctx: ctx, cancel: cancel, writing: true}
+		ctx: ctx, cancel: cancel, slot: s.reports, writing: true}
 	q.unsettled[d.id] = d
 	q.spawn(func() { q.write(d) })
 }
@@ -89,6 +97,7 @@ func (q *queue) write(d *delivery) {
 	meta.Report = weida.ReportOrder{Levels: d.msg.producer.deliveryOrder()}
 	out, err := q.port.Deliver(d.ctx, d.conn, meta, d.attempt)
 	if err != nil {
+		d.giveSlot() // Deliver released the id it took
 		q.post(writeFailed{d})
 		return
 	}
@@ -96,11 +105,21 @@ func (q *queue) write(d *delivery) {
 	if err := q.copyBody(d, out); err != nil {
 		out.Cancel()
 		_ = cursors.Close()
+		d.giveSlot()
 		q.post(writeFailed{d})
 		return
 	}
 	q.post(written{d})
 	q.watch(d, cursors)
+}
+
+// giveSlot returns the delivery's report slot, once; only its goroutine
+// calls it.
+func (d *delivery) giveSlot() {
+	if !d.slotBack {
+		d.slotBack = true
+		d.slot.give()
+	}
 }
 
 // copyBody writes the body and the FIN; the delivery's context ending

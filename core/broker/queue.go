@@ -23,6 +23,7 @@ type queue struct {
 	budget       budget
 	readBufs     readBuffers // what admissions read bodies through
 	maxUnsettled int
+	slots        *reportSlots // the report ids each consumer connection may still hold
 	onError      func(err error)
 
 	ctx      context.Context // ends when the broker closes
@@ -51,8 +52,8 @@ type queue struct {
 // event is something a queue goroutine tells the loop; apply runs on it.
 type event interface{ apply(q *queue) }
 
-func newQueue(ctx context.Context, path string, port *weida.QueuePort, keep keeper, cfg Config) *queue {
-	q := &queue{path: path, port: port, keep: keep, maxUnsettled: cfg.MaxUnsettled,
+func newQueue(ctx context.Context, path string, port *weida.QueuePort, keep keeper, cfg Config, slots *reportSlots) *queue {
+	q := &queue{path: path, port: port, keep: keep, maxUnsettled: cfg.MaxUnsettled, slots: slots,
 		ctx: ctx, events: make(chan event, 256), calls: make(chan func()),
 		stopped: make(chan struct{}), unsettled: make(map[uint64]*delivery)}
 	q.budget.limit = cfg.QueueBytes

@@ -20,14 +20,29 @@ const reportDeadline = 10 * time.Second
 // ordered are relayed on the way (relay.go). It touches no queue state.
 func (q *queue) watch(d *delivery, c *weida.Cursors) {
 	defer d.cancel()
-	defer c.Close()
+	settled := q.readReport(d, c)
+	_ = c.Close() // releases the report id, if its stream never came
+	d.giveSlot()
+	if settled {
+		d.msg.producer.finish()
+		return
+	}
+	q.post(lost{d})
+}
+
+// readReport reads the delivery's report until it ends, relaying records
+// and posting the settlement; it reports whether the delivery settled.
+func (q *queue) readReport(d *delivery, c *weida.Cursors) bool {
 	ctx := d.ctx
 	settled := false
 	for {
 		snap, more, err := c.Changed(ctx)
 		if err != nil || !more {
-			break
+			return settled
 		}
+		// A record came, so its stream was taken: the connection holds
+		// the report id no more.
+		d.giveSlot()
 		d.msg.producer.relay(snap, d.msg)
 		if !settled && settles(snap, d.msg.bodyLen) {
 			settled = true
@@ -39,11 +54,6 @@ func (q *queue) watch(d *delivery, c *weida.Cursors) {
 			defer stop()
 		}
 	}
-	if settled {
-		d.msg.producer.finish()
-		return
-	}
-	q.post(lost{d})
 }
 
 // settles reports whether a report snapshot settles a body of bodyLen:
