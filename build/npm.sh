@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the npm package dist/weida-<version>.tgz (version: the VERSION
+# Builds the npm package <dist>/weida-<version>.tgz (version: the VERSION
 # file) with no node-gyp and no install script. Each prebuild sits in
 # prebuildify's layout, found at require time by the bundled node-gyp-build:
 #
@@ -14,11 +14,12 @@
 #                    packs the prebuilds already in each DIR instead
 #                    (build/portable.sh does)
 #
+# <dist> is dist unless WEIDA_DIST names another directory.
 # The staged manifest names the platforms packed (os, cpu, libc), so npm
 # refuses the package elsewhere, naming the platform, instead of failing at
 # require time. node-gyp-build comes from npm's cache or registry at build
 # time and is bundled (bundleDependencies): installing needs no network:
-#   npm install --offline ./dist/weida-*.tgz
+#   npm install --offline ./<dist>/weida-*.tgz
 # Needs node and npm, and for a host build Go and a C compiler.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -62,7 +63,9 @@ node -e '
 (cd "$stage" && npm install --prefer-offline --omit=dev --ignore-scripts --no-package-lock \
 	--no-audit --no-fund --silent)
 [ -f "$stage/node_modules/node-gyp-build/package.json" ] || { echo "npm: node-gyp-build was not installed" >&2; exit 1; }
-mkdir -p dist
-rm -f dist/weida-*.tgz
-(cd "$stage" && npm pack --offline --silent --pack-destination "$OLDPWD/dist" >/dev/null)
-echo "npm: built $(ls dist/weida-*.tgz) (${platforms[*]})"
+dist="${WEIDA_DIST:-dist}"
+mkdir -p "$dist"
+dist="$(cd "$dist" && pwd)"
+rm -f "$dist"/weida-*.tgz
+(cd "$stage" && npm pack --offline --silent --pack-destination "$dist" >/dev/null)
+echo "npm: built $(ls "$dist"/weida-*.tgz) (${platforms[*]})"

@@ -25,6 +25,7 @@ cd "$(dirname "$0")/.."
 suite=bullseye
 mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 node_version=20.19.6
+npm_version=10.8.2
 build_packages=gcc,libc6-dev,binutils,gcc-aarch64-linux-gnu,libc6-dev-arm64-cross,python3,python3-venv,ca-certificates
 test_packages=python3,python3-venv,ca-certificates
 
@@ -39,15 +40,22 @@ need_tools() {
 }
 
 # node_into <root> <npm arch>: the official Node build, from npm's
-# node-linux-<arch> package, as <root>/opt/node with /usr/local/bin/node.
+# node-linux-<arch> package, as <root>/opt/node with /usr/local/bin/node,
+# and npm (pure JavaScript) as /opt/npm with /usr/local/bin/npm. Done once
+# per version: <root>/opt/.weida-node names what is there.
 node_into() {
-	local root="$1" arch="$2" tmp
+	local root="$1" arch="$2" tmp want="node-$node_version npm-$npm_version"
+	[ "$(cat "$root/opt/.weida-node" 2>/dev/null)" != "$want" ] || return 0
 	tmp="$(mktemp -d)"
-	(cd "$tmp" && npm pack --silent "node-linux-$arch@$node_version" >/dev/null)
-	rm -rf "$root/opt/node"
-	mkdir -p "$root/opt/node"
+	(cd "$tmp" && npm pack --silent "node-linux-$arch@$node_version" "npm@$npm_version" >/dev/null)
+	rm -rf "$root/opt/node" "$root/opt/npm"
+	mkdir -p "$root/opt/node" "$root/opt/npm" "$root/usr/local/bin"
 	tar -xzf "$tmp"/node-linux-"$arch"-*.tgz -C "$root/opt/node" --strip-components=1
+	tar -xzf "$tmp"/npm-*.tgz -C "$root/opt/npm" --strip-components=1
 	ln -sf /opt/node/bin/node "$root/usr/local/bin/node"
+	printf '#!/bin/sh\nexec /opt/node/bin/node /opt/npm/bin/npm-cli.js "$@"\n' >"$root/usr/local/bin/npm"
+	chmod +x "$root/usr/local/bin/npm"
+	printf '%s\n' "$want" >"$root/opt/.weida-node"
 	rm -rf "$tmp"
 }
 
@@ -55,8 +63,9 @@ node_into() {
 make_root() {
 	local arch="$1" packages="$2" node_arch="$3"
 	local root="$ROOTS/$suite-$arch"
-	local recipe="$suite $arch $packages node-$node_version"
+	local recipe="$suite $arch $packages"
 	if [ "$(cat "$root/.weida-root" 2>/dev/null)" = "$recipe" ]; then
+		node_into "$root" "$node_arch"
 		echo "roots: $root is ready"
 		return
 	fi

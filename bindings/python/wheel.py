@@ -10,11 +10,13 @@ RECORD (every file's sha256 and size) and the LICENSE. The version is the
 repository's VERSION file, written in PEP 440 form into METADATA and into the
 packaged ``weida/__init__.py``. The platform tag is derived from the library
 itself, never assumed: the architecture from its ELF header, and, when it
-links only the C library and loader and its dynamic symbols (``objdump -T``)
-need glibc versions up to X.Y, ``manylinux_X_Y_<arch>`` (PEP 600: such a
-library runs on any distribution with glibc >= X.Y); otherwise
-``linux_<arch>``. With ``--max-glibc``, a library that needs more is refused
-instead of tagged. Entries are sorted and time-stamped from SOURCE_DATE_EPOCH
+links only libraries the manylinux policy allows and its dynamic symbols
+(``objdump -T``) need glibc versions up to X.Y, ``manylinux_X_Y_<arch>``
+(PEP 600: such a library runs on any distribution with glibc >= X.Y);
+otherwise ``linux_<arch>``. ``--glibc-floor`` raises X.Y to the glibc the
+library was built against (build/portable.sh: Debian 11's 2.31), the oldest
+one its tests ran on; with ``--max-glibc``, a library that needs more is
+refused instead of tagged. Entries are sorted and time-stamped from SOURCE_DATE_EPOCH
 (default 2024-01-01), so the same inputs give the same bytes.
 """
 
@@ -39,6 +41,7 @@ REPO = HERE.parent.parent
 MACHINES = {62: ("x86_64", "objdump"), 183: ("aarch64", "aarch64-linux-gnu-objdump")}
 # Libraries a manylinux wheel may link without bundling (PEP 600/599 policy).
 MANYLINUX_LIBS = {"libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2", "librt.so.1",
+                  "libresolv.so.2", "libutil.so.1", "libnsl.so.1", "libgcc_s.so.1",
                   "ld-linux-x86-64.so.2", "ld-linux-aarch64.so.1"}
 
 
@@ -76,8 +79,11 @@ def elf_machine(lib: Path) -> tuple:
     return arch, os.environ.get("OBJDUMP", objdump)
 
 
-def platform_tag(lib: Path, max_glibc: tuple | None) -> str:
-    """manylinux_X_Y_<arch> when the library qualifies, else linux_<arch>."""
+def platform_tag(lib: Path, max_glibc: tuple | None, floor: tuple | None = None) -> str:
+    """manylinux_X_Y_<arch> when the library qualifies, else linux_<arch>. X.Y is
+    the newest glibc symbol version it needs, raised to ``floor`` (the glibc it
+    was built and tested against) when that is newer: the symbols bound what
+    it can load on, the build bounds what was shown to work."""
     arch, objdump = elf_machine(lib)
     dynamic = subprocess.run([objdump, "-p", "-T", str(lib)], check=True, capture_output=True,
                              text=True).stdout
@@ -90,7 +96,8 @@ def platform_tag(lib: Path, max_glibc: tuple | None) -> str:
         sys.exit(f"wheel: refusing to tag {lib}: it needs glibc {dotted} and links {', '.join(sorted(needed))};"
                  f" allowed: glibc {'.'.join(map(str, max_glibc))} at most, only {', '.join(sorted(MANYLINUX_LIBS))}")
     if needed <= MANYLINUX_LIBS and highest:
-        return f"manylinux_{highest[0]}_{highest[1]}_{arch}"
+        major, minor = max(highest, floor or highest)
+        return f"manylinux_{major}_{minor}_{arch}"
     return f"linux_{arch}"
 
 
@@ -133,10 +140,11 @@ def record_line(name: str, data: bytes) -> str:
     return f"{name},sha256={digest},{len(data)}"
 
 
-def build(lib: Path, dist: Path, max_glibc: tuple | None = None, keep: bool = False) -> Path:
+def build(lib: Path, dist: Path, max_glibc: tuple | None = None, keep: bool = False,
+          floor: tuple | None = None) -> Path:
     meta = project()
     name, version = meta["name"], meta["version"]
-    tag = f"py3-none-{platform_tag(lib, max_glibc)}"
+    tag = f"py3-none-{platform_tag(lib, max_glibc, floor)}"
     info = f"{name}-{version}.dist-info"
     wheel = f"Wheel-Version: 1.0\nGenerator: weida wheel.py\nRoot-Is-Purelib: false\nTag: {tag}\n"
     files = package_files(lib, version)
@@ -165,10 +173,14 @@ def main() -> None:
     ap.add_argument("--lib", required=True, type=Path, help="the built libweida.so")
     ap.add_argument("--dist", required=True, type=Path, help="directory for the wheel")
     ap.add_argument("--max-glibc", help="refuse a library needing a newer glibc than this (e.g. 2.31)")
+    ap.add_argument("--glibc-floor", help="the glibc the library was built against (e.g. 2.31): the "
+                    "tag claims no older one, whatever older symbols the library needs")
     ap.add_argument("--keep", action="store_true", help="keep the wheels already in --dist")
     args = ap.parse_args()
-    max_glibc = tuple(map(int, args.max_glibc.split("."))) if args.max_glibc else None
-    print(f"wheel: built {build(args.lib.resolve(), args.dist.resolve(), max_glibc, args.keep)}")
+    max_glibc, floor = (tuple(map(int, v.split("."))) if v else None for v in (args.max_glibc, args.glibc_floor))
+    if max_glibc and floor and floor > max_glibc:
+        sys.exit(f"wheel: built against glibc {args.glibc_floor}, more than --max-glibc {args.max_glibc}")
+    print(f"wheel: built {build(args.lib.resolve(), args.dist.resolve(), max_glibc, args.keep, floor)}")
 
 
 if __name__ == "__main__":
