@@ -77,7 +77,8 @@ type Node struct {
 
 	mu     sync.Mutex
 	groups map[GroupID]*Group
-	conns  map[identity.Fingerprint]*quic.Conn // a verified connection per member
+	conns  map[identity.Fingerprint]*quic.Conn // the verified connection Dial uses per member
+	live   map[*quic.Conn]struct{}             // every verified connection, for Close
 	wg     sync.WaitGroup
 }
 
@@ -123,7 +124,7 @@ func Serve(pc net.PacketConn, cfg Config) (*Node, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	n := &Node{cfg: cfg, transport: tr, listener: ln, quicConf: qc, log: log, ctx: ctx, cancel: cancel,
-		groups: make(map[GroupID]*Group), conns: make(map[identity.Fingerprint]*quic.Conn)}
+		groups: make(map[GroupID]*Group), conns: make(map[identity.Fingerprint]*quic.Conn), live: make(map[*quic.Conn]struct{})}
 	n.wg.Add(1)
 	go n.acceptConns()
 	return n, nil
@@ -137,7 +138,9 @@ func (n *Node) Close() error {
 	n.cancel()
 	err := n.listener.Close()
 	n.mu.Lock()
-	for _, c := range n.conns {
+	// Two members dialling each other at once leave two connections, of
+	// which conns names one: close every one.
+	for c := range n.live {
 		c.CloseWithError(closeShutdown, "node shutting down")
 	}
 	for _, g := range n.groups {
@@ -202,10 +205,17 @@ func (n *Node) serveAccepted(c *quic.Conn) {
 	n.serveStreams(c)
 }
 
-// adopt makes c the connection Dial uses toward peer.
+// adopt makes c the connection Dial uses toward peer. A node closing
+// meanwhile closes c at once.
 func (n *Node) adopt(peer identity.Fingerprint, c *quic.Conn) {
 	n.mu.Lock()
+	if n.ctx.Err() != nil {
+		n.mu.Unlock()
+		c.CloseWithError(closeShutdown, "node shutting down")
+		return
+	}
 	n.conns[peer] = c
+	n.live[c] = struct{}{}
 	n.mu.Unlock()
 	n.wg.Add(1)
 	go func() {
@@ -215,6 +225,7 @@ func (n *Node) adopt(peer identity.Fingerprint, c *quic.Conn) {
 		if n.conns[peer] == c {
 			delete(n.conns, peer)
 		}
+		delete(n.live, c)
 		n.mu.Unlock()
 	}()
 }

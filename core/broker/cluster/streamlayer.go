@@ -1,0 +1,29 @@
+package cluster
+
+import (
+	"net"
+	"time"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/weida-go/weida/core/transport/raftlayer"
+)
+
+// streamLayer is a raftlayer.Group as hashicorp/raft's NetworkTransport
+// wants it: Dial takes a raft.ServerAddress.
+type streamLayer struct{ *raftlayer.Group }
+
+func (s streamLayer) Dial(address raft.ServerAddress, timeout time.Duration) (net.Conn, error) {
+	return s.Group.Dial(string(address), timeout)
+}
+
+// Transport builds the Raft transport of one group over the node's Raft
+// port: at most maxPool idle connections per member are kept, and each RPC
+// times out after timeout.
+func Transport(g *raftlayer.Group, maxPool int, timeout time.Duration) *raft.NetworkTransport {
+	return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
+		Stream:  streamLayer{g},
+		MaxPool: maxPool,
+		Timeout: timeout,
+	})
+}
