@@ -20,6 +20,9 @@ echo "== C ABI: libweida, the header alone, C examples (also under ASan), 3 s st
 echo "== benchmark harness smoke (weida, raw quic-go, NATS, ZeroMQ with tiny counts)"
 ./build/bench.sh --smoke
 
+echo "== distribution (install.sh + pkg-config, one version, refusals of bad libraries and platforms)"
+tests/dist/run.sh
+
 echo "== node (npm pack, install into an empty project, node --test)"
 tests/node/run.sh
 

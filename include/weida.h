@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * weida.h — the C ABI of weida, a QUIC-native messaging library.
  *

@@ -5,6 +5,7 @@
  */
 #include "addon.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 static void free_addon(napi_env env, void *data, void *hint) {
@@ -35,7 +36,10 @@ static bool export_all(napi_env env, napi_value exports, const export_fn_t *list
 
 NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
     if (weida_abi_version() != WEIDA_ABI_VERSION) {
-        napi_throw_error(env, NULL, "weida: libweida.so implements another ABI than this addon was built for");
+        char why[128];
+        snprintf(why, sizeof why, "weida: libweida implements C ABI %u, this addon was built for C ABI %d",
+                 (unsigned)weida_abi_version(), WEIDA_ABI_VERSION);
+        napi_throw_error(env, NULL, why);
         return NULL;
     }
     addon_t *addon = calloc(1, sizeof *addon);
