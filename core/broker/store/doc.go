@@ -37,12 +37,12 @@
 // # Records
 //
 // Every record is framed u32 len | u32 crc32c(type ‖ body) | u8 type | body,
-// little-endian, with four types: ADMIT (seq, digest, body length, topic,
+// little-endian, with five types: ADMIT (seq, digest, body length, topic,
 // content type, traceparent, tracestate), ADMIT_INLINE (the same fields,
-// then the body itself), SETTLE (seq) and ATTEMPT (seq, count). This is our
-// choice of format (§13.3 recommends one, it does not fix it); ADMIT_INLINE
-// was added as a fourth type so that journals written before it still
-// recover. A length read from disk is checked against the largest possible
+// then the body itself), SETTLE (seq), ATTEMPT (seq, count) and QUARANTINE
+// (seq, reason). This is our choice of format (§13.3 recommends one, it
+// does not fix it); ADMIT_INLINE and QUARANTINE were added as new types so
+// that journals written before them still recover. A length read from disk is checked against the largest possible
 // ADMIT_INLINE before anything is read or allocated.
 //
 // # Recovery
@@ -51,14 +51,47 @@
 // newer valid cell slot; scan segments in order verifying CRCs, cutting a bad
 // record at the tail of the last segment (a torn write: nothing valid follows
 // it) and refusing the queue for a bad record anywhere else; rebuild the live
-// set as ADMIT minus SETTLE above the cell's low-water mark, with attempts
-// from ATTEMPT; check every live payload file exists with its recorded
-// length (an inline body was checked by its record's CRC);
-// rebuild payload refcounts, delete payload/tmp and, when every queue
+// set as ADMIT minus SETTLE and QUARANTINE above the cell's low-water
+// mark, with attempts from ATTEMPT; re-hash every live payload file,
+// streamed, against its recorded length and digest (an inline body was
+// checked by its record's CRC); rebuild payload refcounts, delete payload/tmp and, when every queue
 // recovered, every unreferenced payload. [Store.OpenQueue] then hands the
 // live messages to the broker in seq order (step 6) before it registers the
 // path (step 7). A corrupt store is an error wrapping [ErrCorrupt] that names
 // the file and the offset.
+//
+// A live payload that is missing, or whose length or digest is wrong, is
+// judged at the queue's durability (§13.3 step 4 as amended): a [Flushed]
+// queue is a corrupt store (the error names the queue, the seq and the
+// digest); a [Written] queue never promised to survive an OS crash, so the
+// message is dropped — logged through [Options].Logf, counted in
+// [Stats].DroppedAtRecovery, and settled in the journal so it can never
+// come back — and the rest is served.
+//
+// # Reading payloads, and what can go wrong
+//
+// [Queue.OpenBody] verifies as it reads: the reader never returns more than
+// the recorded length and, at the end, returns io.EOF only if the bytes
+// hash to the message's digest; otherwise it returns an error wrapping
+// [ErrPayloadCorrupt] instead, so a caller forwarding the body resets the
+// transfer instead of finishing it. A payload file that is gone is
+// [ErrPayloadMissing] at OpenBody. Both are permanent and carry the seq and
+// digest in a [*PayloadError]; [IsTransient] tells the failures that may
+// pass (EMFILE, ENFILE, EAGAIN, EINTR, ENOMEM, EIO) from them. A message
+// whose payload is permanently unreadable is taken out with
+// [Queue.Quarantine]: a fsynced QUARANTINE record keeps a restart from
+// bringing it back, and its payload file stays for an operator.
+//
+// An Admit whose ADMIT record was written but whose fsync then failed
+// returns an Indeterminate error wrapping [ErrNotDurable]: the message may
+// or may not survive a crash. Every other Admit error means nothing was
+// recorded.
+//
+// # The disk
+//
+// Every file operation goes through [Options].FS ([OSFS] by default), so
+// tests can run the store on a disk that fails chosen operations or loses
+// power (package faultfs).
 //
 // Segments roll at [Options].SegmentBytes and are only ever deleted whole and
 // as a prefix of the journal, once every message they admitted is settled,
@@ -71,7 +104,7 @@
 // An embedded key-value store (bbolt, pebble) would solve a different
 // problem. Bodies are streamed files of any size — a 1 GiB body must not be
 // special, and a B-tree or LSM value is held in memory and rewritten by
-// compaction. The journal is append-only with a fixed set of four record
+// compaction. The journal is append-only with a fixed set of five record
 // types and no queries, so a page cache, transactions or an index would be
 // weight without use. Small bodies, where a file per message would cost
 // most, are the one place the journal holds data, and only up to 4 KiB.

@@ -26,20 +26,23 @@ type Queue struct {
 
 	mu         sync.Mutex
 	live       map[uint64]*Message
-	order      []uint64 // seqs in admit order from index head on; settled ones skipped lazily
+	quarantine map[uint64]*Message // out of live, kept on disk; they pin the low-water mark
+	order      []uint64            // live and quarantined seqs in admit order from index head on; settled ones skipped lazily
 	head       int
 	nextSeq    uint64
 	liveBytes  uint64
 	cell       checkpoint
 	tornTails  int
+	dropped    int
 	freed      [][32]byte // payloads at zero references awaiting a journal sync
 	freedBytes uint64
 	closed     bool
 }
 
 func newQueue(s *Store, id string, d Durability, j *journal, rq *recovered) *Queue {
-	q := &Queue{s: s, id: id, dur: d, j: j, live: rq.live, nextSeq: rq.nextSeq, cell: rq.cell, tornTails: rq.tornTails}
-	q.order = rq.seqs()
+	q := &Queue{s: s, id: id, dur: d, j: j, live: rq.live, quarantine: rq.quarantined, nextSeq: rq.nextSeq,
+		cell: rq.cell, tornTails: rq.tornTails, dropped: rq.dropped}
+	q.order = rq.pinned()
 	for _, m := range rq.live {
 		q.liveBytes += m.BodyLen
 	}
@@ -51,10 +54,11 @@ func newQueue(s *Store, id string, d Durability, j *journal, rq *recovered) *Que
 // is renamed to its digest (or dropped when an identical body is live:
 // dedup) before its ADMIT record is appended. For Flushed the payload, its
 // directory and the journal are fsynced. Only then does it return, so the
-// caller may certify Stored. Admit consumes b: on error b is aborted. An
-// error after the record was written (a failed fsync) leaves the outcome
-// indeterminate: the message may reappear after a restart, and the queue
-// refuses further writes.
+// caller may certify Stored. Admit consumes b: on error b is aborted.
+// Every error means nothing was recorded, except one wrapping
+// ErrNotDurable: the record was written but its fsync failed, so the
+// message (returned with its seq) may or may not reappear after a crash,
+// and the queue refuses further writes.
 func (q *Queue) Admit(b *Body, m Meta) (Message, error) {
 	if b.q != q {
 		b.Abort()
@@ -108,7 +112,7 @@ func (q *Queue) Admit(b *Body, m Meta) (Message, error) {
 	q.mu.Unlock()
 	if flushed {
 		if err := q.j.syncTo(end); err != nil {
-			return Message{}, err
+			return msg, notDurable(msg.Seq, err)
 		}
 	}
 	return msg, nil
@@ -137,12 +141,7 @@ func (q *Queue) OpenBody(seq uint64) (io.ReadCloser, error) {
 	if m.isInline() {
 		return io.NopCloser(bytes.NewReader(m.inline)), nil
 	}
-	path := q.s.payloads.path(m.Digest)
-	f, err := openRead(q.s.fs, path)
-	if err != nil {
-		return nil, ioError("opening payload", path, err)
-	}
-	return f, nil
+	return openPayload(q.s.fs, m, q.s.payloads.path(m.Digest))
 }
 
 func (q *Queue) isClosed() bool {
@@ -226,7 +225,7 @@ func (q *Queue) Attempt(seq, count uint64) error {
 // lowWaterLocked is the smallest live seq, or nextSeq when nothing is live:
 // every seq below it is settled.
 func (q *Queue) lowWaterLocked() uint64 {
-	for q.head < len(q.order) && q.live[q.order[q.head]] == nil {
+	for q.head < len(q.order) && q.live[q.order[q.head]] == nil && q.quarantine[q.order[q.head]] == nil {
 		q.head++
 	}
 	if q.head > 1024 && q.head*2 > len(q.order) {
@@ -298,8 +297,8 @@ func (q *Queue) handOverLocked() *recovered {
 	defer q.j.mu.Unlock()
 	rq := &recovered{
 		dir: q.j.dir, cell: q.cell, segs: append([]segment(nil), q.j.segs...), activeSize: q.j.activeSize,
-		live: q.live, nextSeq: q.nextSeq, tornTails: q.tornTails,
+		live: q.live, quarantined: q.quarantine, nextSeq: q.nextSeq, tornTails: q.tornTails, dropped: q.dropped,
 	}
-	q.live, q.order, q.head, q.liveBytes = nil, nil, 0, 0
+	q.live, q.quarantine, q.order, q.head, q.liveBytes = nil, nil, nil, 0, 0
 	return rq
 }

@@ -11,7 +11,7 @@ import (
 //
 //	u32 len | u32 crc32c(type ‖ body) | u8 type | body
 //
-// len counts the body only. The four record types are the whole vocabulary.
+// len counts the body only. The five record types are the whole vocabulary.
 // ADMIT_INLINE is an ADMIT whose message body follows its fields in the
 // record itself (body_len bytes, at most MaxInlineBodyBytes) instead of
 // living in a payload file: a small message then costs one journal append.
@@ -20,7 +20,12 @@ const (
 	recSettle      byte = 2 // seq u64
 	recAttempt     byte = 3 // seq u64, count u64
 	recAdmitInline byte = 4 // the ADMIT fields, then body_len bytes of body
+	recQuarantine  byte = 5 // seq u64, reason (u16 length, at most MaxQuarantineReasonBytes)
 )
+
+// MaxQuarantineReasonBytes caps the reason a QUARANTINE record keeps for
+// an operator; a longer one is cut.
+const MaxQuarantineReasonBytes = 256
 
 // MaxInlineBodyBytes is the largest body kept inline in its ADMIT_INLINE
 // record rather than in a payload file. Inline bodies of live messages are
@@ -38,6 +43,8 @@ func recordName(typ byte) string {
 		return "ATTEMPT"
 	case recAdmitInline:
 		return "ADMIT_INLINE"
+	case recQuarantine:
+		return "QUARANTINE"
 	}
 	return fmt.Sprintf("record type %d", typ)
 }
@@ -83,6 +90,7 @@ type record struct {
 	bodyLen uint64
 	meta    Meta
 	inline  []byte // ADMIT_INLINE only: the body
+	reason  []byte // QUARANTINE only
 }
 
 // isAdmit reports whether r admits a message (ADMIT or ADMIT_INLINE).
@@ -131,6 +139,10 @@ func appendRecord(dst []byte, r *record) []byte {
 		dst = append(dst, r.inline...) // empty unless ADMIT_INLINE
 	case recAttempt:
 		dst = binary.LittleEndian.AppendUint64(dst, r.count)
+	case recQuarantine:
+		reason := r.reason[:min(len(r.reason), MaxQuarantineReasonBytes)]
+		dst = binary.LittleEndian.AppendUint16(dst, uint16(len(reason)))
+		dst = append(dst, reason...)
 	}
 	frame := dst[start:]
 	binary.LittleEndian.PutUint32(frame[0:], uint32(len(frame)-frameHeaderLen))
@@ -186,6 +198,15 @@ func decodeBody(typ byte, body []byte) (record, error) {
 			return r, fmt.Errorf("ATTEMPT body is %d bytes, want 16", len(body))
 		}
 		r.count = binary.LittleEndian.Uint64(body[8:])
+	case recQuarantine:
+		if len(body) < 10 {
+			return r, fmt.Errorf("QUARANTINE body is %d bytes, shorter than its fixed fields", len(body))
+		}
+		n := int(binary.LittleEndian.Uint16(body[8:]))
+		if n > MaxQuarantineReasonBytes || len(body) != 10+n {
+			return r, fmt.Errorf("QUARANTINE body is %d bytes with a %d-byte reason (cap %d)", len(body), n, MaxQuarantineReasonBytes)
+		}
+		r.reason = append([]byte(nil), body[10:]...)
 	default:
 		return r, fmt.Errorf("unknown record type %d", typ)
 	}

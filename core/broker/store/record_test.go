@@ -24,6 +24,9 @@ func sampleRecords() []record {
 		{typ: recAdmitInline, seq: 8, digest: [32]byte{4}, bodyLen: 3, inline: []byte("abc")},
 		{typ: recAdmitInline, seq: 9, inline: []byte{}},
 		{typ: recAdmitInline, seq: 10, bodyLen: MaxInlineBodyBytes, inline: bytes.Repeat([]byte("b"), MaxInlineBodyBytes), meta: full},
+		{typ: recQuarantine, seq: 11, reason: []byte("payload does not match its digest")},
+		{typ: recQuarantine, seq: 12, reason: []byte{}},
+		{typ: recQuarantine, seq: 13, reason: bytes.Repeat([]byte("r"), MaxQuarantineReasonBytes)},
 	}
 }
 
@@ -38,7 +41,7 @@ func TestRecordRoundTrip(t *testing.T) {
 			t.Fatalf("decode %+v: n=%d err=%v", want, n, err)
 		}
 		if got.typ != want.typ || got.seq != want.seq || got.count != want.count || got.digest != want.digest ||
-			got.bodyLen != want.bodyLen || !metaSame(got.meta, want.meta) {
+			got.bodyLen != want.bodyLen || !metaSame(got.meta, want.meta) || !bytes.Equal(got.reason, want.reason) {
 			t.Fatalf("round trip: got %+v, want %+v", got, want)
 		}
 	}
@@ -65,6 +68,7 @@ func TestDecodeRecordErrors(t *testing.T) {
 	admit := appendRecord(nil, &sampleRecords()[0])
 	settle := appendRecord(nil, &sampleRecords()[3])
 	inline := appendRecord(nil, &sampleRecords()[5])
+	quarantine := appendRecord(nil, &sampleRecords()[8])
 	edit := func(src []byte, f func(b []byte) []byte) []byte { return f(append([]byte(nil), src...)) }
 	tests := []struct {
 		name  string
@@ -94,6 +98,14 @@ func TestDecodeRecordErrors(t *testing.T) {
 			binary.LittleEndian.PutUint64(b[frameHeaderLen+40:], MaxInlineBodyBytes+1)
 			return reframe(b)
 		}), "exceeds the inline cap"},
+		{"quarantine shorter than fixed", edit(quarantine, func(b []byte) []byte { return reframe(b[:frameHeaderLen+9]) }),
+			"QUARANTINE body is 9 bytes, shorter"},
+		{"quarantine reason past body", edit(quarantine, func(b []byte) []byte { return reframe(b[:len(b)-1]) }),
+			"QUARANTINE body is 42 bytes with a 33-byte reason"},
+		{"quarantine reason over the cap", edit(quarantine, func(b []byte) []byte {
+			binary.LittleEndian.PutUint16(b[frameHeaderLen+8:], MaxQuarantineReasonBytes+1)
+			return reframe(append(b[:frameHeaderLen+10], make([]byte, MaxQuarantineReasonBytes+1)...))
+		}), "257-byte reason (cap 256)"},
 		{"admit string past body", edit(admit, func(b []byte) []byte {
 			binary.LittleEndian.PutUint16(b[frameHeaderLen+48:], 10)
 			return reframe(b)
@@ -109,6 +121,23 @@ func TestDecodeRecordErrors(t *testing.T) {
 				t.Fatalf("truncated = %v for %v", truncated, err)
 			}
 		})
+	}
+}
+
+// TestQuarantineRecordGolden pins the on-disk bytes of a QUARANTINE
+// record: u32 len, u32 crc32c(type ‖ body), type 5, seq u64, u16 reason
+// length, reason.
+func TestQuarantineRecordGolden(t *testing.T) {
+	got := appendRecord(nil, &record{typ: recQuarantine, seq: 0x0102, reason: []byte("bad")})
+	want := []byte{
+		13, 0, 0, 0, // body length
+		0x9c, 0xc5, 0x57, 0x33, // crc32c of the 14 bytes from the type on
+		5,                      // QUARANTINE
+		2, 1, 0, 0, 0, 0, 0, 0, // seq 0x0102
+		3, 0, 'b', 'a', 'd', // reason
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("QUARANTINE frame\n got %x\nwant %x", got, want)
 	}
 }
 

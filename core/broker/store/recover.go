@@ -1,10 +1,6 @@
 package store
 
-import (
-	"errors"
-	"io/fs"
-	"sort"
-)
+import "sort"
 
 // recovered is one queue directory after recovery steps 1-4 of BROKER.md
 // §13.3, ready for OpenQueue to serve.
@@ -15,8 +11,23 @@ type recovered struct {
 	segs       []segment
 	activeSize int64 // valid length of the last segment
 	live       map[uint64]*Message
+	// quarantined messages are out of the live set but keep their
+	// payloads and pin the low-water mark (Queue.Quarantine).
+	quarantined map[uint64]*Message
+	// unreadable are live messages whose payload failed step 4: OpenQueue
+	// refuses a Flushed queue for them and drops them from a Written one.
+	unreadable []unreadable
 	nextSeq    uint64
 	tornTails  int
+	dropped    int // messages a Written queue dropped for unreadable payloads
+}
+
+// unreadable is a message recovery found without a good payload.
+type unreadable struct {
+	m       *Message
+	site    admitSite
+	path    string
+	problem string
 }
 
 // admitSite remembers where a live message's ADMIT was, to name it when its
@@ -39,7 +50,7 @@ func recoverQueue(fsys FS, dir string, p *payloads) (*recovered, error) {
 	if err != nil {
 		return nil, err
 	}
-	rq := &recovered{fs: fsys, dir: dir, cell: cell, segs: segs, live: make(map[uint64]*Message)}
+	rq := &recovered{fs: fsys, dir: dir, cell: cell, segs: segs, live: make(map[uint64]*Message), quarantined: make(map[uint64]*Message)}
 	sites := make(map[uint64]admitSite)
 	var lastAdmit uint64
 	for i, seg := range segs { // step 2
@@ -54,10 +65,14 @@ func recoverQueue(fsys FS, dir string, p *payloads) (*recovered, error) {
 					return corruptf(seg.path, off, "%s names seq %d, never admitted", recordName(r.typ), r.seq)
 				}
 				if m := rq.live[r.seq]; m != nil { // step 3
-					if r.typ == recSettle {
+					switch r.typ {
+					case recSettle:
 						delete(rq.live, r.seq)
 						delete(sites, r.seq)
-					} else {
+					case recQuarantine:
+						delete(rq.live, r.seq)
+						rq.quarantined[r.seq] = m
+					default:
 						m.Attempts = r.count
 					}
 				}
@@ -115,47 +130,74 @@ func (rq *recovered) cutTornTail(i int, seg segment, bad *badRecord) error {
 	return nil
 }
 
-// verifyPayloads checks every live message's payload file exists with the
-// length its ADMIT recorded (recovery step 4). Inline bodies have no file
-// and were checked with their record's CRC.
+// verifyPayloads re-hashes every live message's payload file (recovery
+// step 4, streamed: one buffer whatever the size) and moves the messages
+// whose file is missing, of the wrong length or of the wrong digest out of
+// the live set into unreadable, for OpenQueue to judge at the queue's
+// durability. Each distinct payload is read once. Inline bodies have no
+// file and were checked with their record's CRC.
 func (rq *recovered) verifyPayloads(p *payloads, sites map[uint64]admitSite) error {
-	sizes := make(map[[32]byte]int64)
+	problems := make(map[[32]byte]string)
 	for _, seq := range rq.seqs() {
 		m := rq.live[seq]
 		if m.isInline() {
 			continue
 		}
-		size, seen := sizes[m.Digest]
+		problem, seen := problems[m.Digest]
 		if !seen {
-			info, err := statFile(p.fs, p.path(m.Digest))
-			switch {
-			case errors.Is(err, fs.ErrNotExist):
-				size = -1
-			case err != nil:
-				return ioError("checking payload", p.path(m.Digest), err)
-			default:
-				size = info.Size()
+			var err error
+			if problem, err = checkPayload(p.fs, m, p.path(m.Digest)); err != nil {
+				return err
 			}
-			sizes[m.Digest] = size
+			problems[m.Digest] = problem
 		}
-		site := sites[seq]
-		if size < 0 {
-			return corruptf(site.seg, site.off, "payload %s of live seq %d is missing", p.path(m.Digest), seq)
-		}
-		if uint64(size) != m.BodyLen {
-			return corruptf(site.seg, site.off, "payload %s of live seq %d is %d bytes, the journal says %d",
-				p.path(m.Digest), seq, size, m.BodyLen)
+		if problem != "" {
+			delete(rq.live, seq)
+			rq.unreadable = append(rq.unreadable, unreadable{m: m, site: sites[seq], path: p.path(m.Digest), problem: problem})
 		}
 	}
 	return nil
 }
 
+// unreadableError is the corrupt-store error of a Flushed queue with
+// unreadable payloads: it names the queue, and the first message's seq,
+// digest, payload file and ADMIT record.
+func (rq *recovered) unreadableError(path []byte) error {
+	u := rq.unreadable[0]
+	return corruptf(u.site.seg, u.site.off, "queue %q (flushed): payload %s of live seq %d (sha256 %x) %s; %d message(s) in all",
+		path, u.path, u.m.Seq, u.m.Digest, u.problem, len(rq.unreadable))
+}
+
 // seqs returns the live seqs in ascending order.
-func (rq *recovered) seqs() []uint64 {
-	out := make([]uint64, 0, len(rq.live))
-	for seq := range rq.live {
-		out = append(out, seq)
+func (rq *recovered) seqs() []uint64 { return sortedSeqs(rq.live) }
+
+// pinned returns the seqs that hold the low-water mark, live and
+// quarantined, in ascending order.
+func (rq *recovered) pinned() []uint64 { return sortedSeqs(rq.live, rq.quarantined) }
+
+func sortedSeqs(sets ...map[uint64]*Message) []uint64 {
+	var out []uint64
+	for _, set := range sets {
+		for seq := range set {
+			out = append(out, seq)
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// payloadMessages are the messages whose payload files recovery keeps
+// referenced: live, quarantined (kept for an operator) and unreadable (kept
+// until OpenQueue judges them).
+func (rq *recovered) payloadMessages() []*Message {
+	out := make([]*Message, 0, len(rq.live)+len(rq.quarantined)+len(rq.unreadable))
+	for _, set := range []map[uint64]*Message{rq.live, rq.quarantined} {
+		for _, m := range set {
+			out = append(out, m)
+		}
+	}
+	for _, u := range rq.unreadable {
+		out = append(out, u.m)
+	}
 	return out
 }

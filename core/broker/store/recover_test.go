@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -120,12 +121,17 @@ func buildSegmented(t *testing.T, n int) (string, []store.Message) {
 	return dir, msgs
 }
 
+// TestCorruptStoreIsRefused: journal damage anywhere but a torn tail
+// refuses the queue at any durability; a payload that is missing or does
+// not match its ADMIT refuses a Flushed queue (a Written one drops the
+// message: TestWrittenQueueDropsWhatAnOSCrashTook).
 func TestCorruptStoreIsRefused(t *testing.T) {
 	tests := []struct {
-		name   string
-		damage func(t *testing.T, dir string, msgs []store.Message) string // returns a name the error must carry
+		name    string
+		flushed bool
+		damage  func(t *testing.T, dir string, msgs []store.Message) string // returns a name the error must carry
 	}{
-		{"flipped byte in a middle segment", func(t *testing.T, dir string, _ []store.Message) string {
+		{"flipped byte in a middle segment", false, func(t *testing.T, dir string, _ []store.Message) string {
 			segs := segments(t, dir)
 			if len(segs) < 3 {
 				t.Fatalf("only %d segments", len(segs))
@@ -133,7 +139,7 @@ func TestCorruptStoreIsRefused(t *testing.T) {
 			flipByte(t, segs[1], 20)
 			return segs[1] + " at offset 0"
 		}},
-		{"flipped byte in the last segment with records after it", func(t *testing.T, dir string, _ []store.Message) string {
+		{"flipped byte in the last segment with records after it", false, func(t *testing.T, dir string, _ []store.Message) string {
 			segs := segments(t, dir)
 			last := segs[len(segs)-1]
 			if len(fileBytes(t, last)) < 2*60 {
@@ -142,21 +148,26 @@ func TestCorruptStoreIsRefused(t *testing.T) {
 			flipByte(t, last, 20)
 			return last + " at offset 0"
 		}},
-		{"SETTLE of a seq never admitted", func(t *testing.T, dir string, _ []store.Message) string {
+		{"SETTLE of a seq never admitted", false, func(t *testing.T, dir string, _ []store.Message) string {
 			segs := segments(t, dir)
 			last := segs[len(segs)-1]
 			os.WriteFile(last, append(fileBytes(t, last), store.SettleFrame(999)...), 0o600)
 			return "SETTLE names seq 999"
 		}},
-		{"missing payload", func(t *testing.T, dir string, msgs []store.Message) string {
+		{"missing payload", true, func(t *testing.T, dir string, msgs []store.Message) string {
 			path := store.PayloadPath(dir, msgs[2].Digest)
 			os.Remove(path)
-			return path
+			return fmt.Sprintf("payload %s of live seq %d (sha256 %x) is missing", path, msgs[2].Seq, msgs[2].Digest)
 		}},
-		{"short payload", func(t *testing.T, dir string, msgs []store.Message) string {
+		{"short payload", true, func(t *testing.T, dir string, msgs []store.Message) string {
 			path := store.PayloadPath(dir, msgs[2].Digest)
 			os.Truncate(path, 3)
 			return path
+		}},
+		{"zeroed payload of the right length", true, func(t *testing.T, dir string, msgs []store.Message) string {
+			path := store.PayloadPath(dir, msgs[2].Digest)
+			os.WriteFile(path, make([]byte, msgs[2].BodyLen), 0o600)
+			return fmt.Sprintf("live seq %d (sha256 %x)", msgs[2].Seq, msgs[2].Digest)
 		}},
 	}
 	for _, tc := range tests {
@@ -165,7 +176,11 @@ func TestCorruptStoreIsRefused(t *testing.T) {
 			mention := tc.damage(t, dir, msgs)
 			s := openStore(t, dir, store.Options{SegmentBytes: 200})
 			defer s.Close()
-			_, _, err := s.OpenQueue(queuePath, store.Written)
+			d := store.Written
+			if tc.flushed {
+				d = store.Flushed
+			}
+			_, _, err := s.OpenQueue(queuePath, d)
 			if !errors.Is(err, store.ErrCorrupt) || !strings.Contains(err.Error(), mention) {
 				t.Fatalf("OpenQueue = %v, want ErrCorrupt naming %q", err, mention)
 			}

@@ -142,7 +142,7 @@ func (s *Store) recoverAll() error {
 			s.failed[e.Name()] = err
 			continue
 		}
-		for _, m := range rq.live {
+		for _, m := range rq.payloadMessages() {
 			if !m.isInline() {
 				s.payloads.retain(m.Digest)
 			}
@@ -200,8 +200,15 @@ func (s *Store) OpenQueue(path []byte, d Durability) (*Queue, []Message, error) 
 			return nil, nil, err
 		}
 	}
+	if len(rq.unreadable) > 0 && d == Flushed {
+		return nil, nil, rq.unreadableError(path)
+	}
 	j, err := openJournal(s.fs, rq.dir, rq.segs, rq.activeSize, rq.nextSeq, s.opt.SegmentBytes)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := s.dropUnreadable(rq, j, path); err != nil {
+		j.close()
 		return nil, nil, err
 	}
 	q := newQueue(s, id, d, j, rq)
@@ -214,6 +221,38 @@ func (s *Store) OpenQueue(path []byte, d Durability) (*Queue, []Message, error) 
 	return q, msgs, nil
 }
 
+// dropUnreadable drops from a Written queue the messages whose payloads an
+// OS crash or power loss took (BROKER.md §13.3 step 4 as amended: Written
+// never promised more). A SETTLE record for each, fsynced, makes the drop
+// final: a later body with the same digest must not bring one back. Each
+// is logged with its seq and digest, and counted.
+func (s *Store) dropUnreadable(rq *recovered, j *journal, path []byte) error {
+	if len(rq.unreadable) == 0 {
+		return nil
+	}
+	var end uint64
+	for _, u := range rq.unreadable {
+		var err error
+		if end, err = j.append(&record{typ: recSettle, seq: u.m.Seq}, rq.nextSeq); err != nil {
+			return err
+		}
+	}
+	if err := j.syncTo(end); err != nil {
+		return err
+	}
+	freed := make([][32]byte, 0, len(rq.unreadable))
+	for _, u := range rq.unreadable {
+		s.opt.Logf("store: queue %q (written): dropped seq %d at recovery: payload %s (sha256 %x) %s; an OS crash or power loss took it",
+			path, u.m.Seq, u.path, u.m.Digest, u.problem)
+		if s.payloads.release(u.m.Digest) {
+			freed = append(freed, u.m.Digest)
+		}
+	}
+	rq.dropped += len(rq.unreadable)
+	rq.unreadable = nil
+	return s.payloads.removeUnreferenced(freed)
+}
+
 // createQueueDir makes the directory of a queue seen for the first time.
 func (s *Store) createQueueDir(id string) (*recovered, error) {
 	dir := filepath.Join(s.queueRoot(), id)
@@ -223,7 +262,7 @@ func (s *Store) createQueueDir(id string) (*recovered, error) {
 	if err := s.syncDir(s.queueRoot()); err != nil {
 		return nil, err
 	}
-	return &recovered{dir: dir, live: make(map[uint64]*Message), nextSeq: 1}, nil
+	return &recovered{dir: dir, live: make(map[uint64]*Message), quarantined: make(map[uint64]*Message), nextSeq: 1}, nil
 }
 
 // park is called by Queue.Close: the closed queue's state waits for the next
