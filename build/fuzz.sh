@@ -17,7 +17,10 @@ inputs() {
 	if [ -d "$1" ]; then find "$1" -type f | wc -l; else echo 0; fi
 }
 
-for pkg in ./core/wire; do
+# Every package with a fuzz target: a decoder added anywhere is fuzzed
+# without editing this list.
+pkgs="$(grep -rl --include='*_test.go' '^func Fuzz' core tests 2>/dev/null | xargs -r -n1 dirname | sort -u | sed 's|^|./|')"
+for pkg in $pkgs; do
 	for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz'); do
 		echo "-- $pkg $target ($budget)"
 		corpus="$pkg/testdata/fuzz/$target"
