@@ -71,6 +71,7 @@ const (
 	runVerbAction action = iota
 	showHelp
 	showVersion
+	showCompletion
 )
 
 // commandLine is a parsed command line: an action, and for runVerbAction
@@ -78,6 +79,7 @@ const (
 type commandLine struct {
 	action action
 	inv    *invocation
+	shell  string // for showCompletion
 }
 
 // usageError is a command line that cannot be carried out (exit 2). verb,
@@ -126,6 +128,9 @@ func parseCommandLine(args []string) (commandLine, error) {
 	}
 	if first == "help" {
 		return commandLine{action: showHelp}, nil
+	}
+	if first == "completion" {
+		return parseCompletion(args[1:])
 	}
 	if looksLikeOption(first) {
 		return commandLine{}, usageErrorf(nil, "unknown option %q before the verb; options follow the verb", first)
@@ -180,6 +185,9 @@ func parseVerbArgs(v *verb, args []string) (commandLine, error) {
 		inv.given[opt.name] = value
 	}
 	if err := inv.takeOperands(operands); err != nil {
+		return commandLine{}, err
+	}
+	if _, _, err := timeoutOf(inv); err != nil {
 		return commandLine{}, err
 	}
 	if v.check != nil {

@@ -120,15 +120,7 @@ const smallCeiling = 1 << 10
 // address of /silent.
 func startLibraryServer(t *testing.T) string {
 	t.Helper()
-	rt, err := weida.NewRuntime(weida.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rt.Shutdown)
-	id, err := weida.GenerateIdentity()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rt, id := libraryRuntime(t)
 	l := rt.Listener()
 	silent, err := l.Replier("/silent")
 	if err != nil {
@@ -158,6 +150,22 @@ func startLibraryServer(t *testing.T) string {
 		}
 	}()
 	return binding.URL("/silent")
+}
+
+// libraryRuntime is a runtime for a test's own server, shut down when the
+// test ends, and an identity for it to bind with.
+func libraryRuntime(t *testing.T) (*weida.Runtime, *weida.Identity) {
+	t.Helper()
+	rt, err := weida.NewRuntime(weida.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rt.Shutdown)
+	id, err := weida.GenerateIdentity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rt, id
 }
 
 // answerEvery answers each exchange at r with answer until the runtime

@@ -113,6 +113,9 @@ func run(args []string, con console) int {
 	case showVersion:
 		fmt.Fprintf(con.out, "weida %s\n", version)
 		return exitOK
+	case showCompletion:
+		completionShells[cmd.shell](con.out)
+		return exitOK
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -142,7 +145,9 @@ func runVerb(ctx context.Context, inv *invocation, con console) error {
 		return err
 	}
 	inv.drainDeadline = sync.OnceValue(func() time.Time { return time.Now().Add(drainTimeout) })
-	err = inv.verb.run(ctx, rt, inv, con)
+	verbCtx, cancel := withTimeout(ctx, inv)
+	err = timedOut(verbCtx, inv, inv.verb.run(verbCtx, rt, inv, con))
+	cancel()
 	// Said before the drain, which may take seconds.
 	reportError(con.err, err)
 	drained, drainErr := rt.Drain(inv.drainDeadline())

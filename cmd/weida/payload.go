@@ -10,6 +10,9 @@ import (
 	weida "github.com/weida-go/weida/core"
 )
 
+// stdinFile is the FILE that means stdin, as Unix tools read it.
+const stdinFile = "-"
+
 // pieceSize is how much one Write moves, in both directions: small enough
 // that a stream never waits on a whole payload, large enough to be cheap.
 const pieceSize = 64 << 10
@@ -18,6 +21,11 @@ const pieceSize = 64 << 10
 var optCA = option{name: "--ca", value: "PATH",
 	help: "trust the CA certificate(s) in PATH instead of the key named in the URL; " +
 		"a URL without a key is then checked against the certificate's names"}
+
+// optTimeout bounds a dialling verb from start to end.
+var optTimeout = option{name: "--timeout", value: "DURATION",
+	help: "give up after DURATION (e.g. 500ms, 30s, 2m), connecting included; " +
+		"the verb then fails with exit status 1 and names the timeout"}
 
 // dialTrust is the trust a dialling verb verifies the server under.
 func dialTrust(inv *invocation) (weida.Trust, error) {
@@ -31,7 +39,7 @@ func dialTrust(inv *invocation) (weida.Trust, error) {
 // connection is made (SURFACE.md §1.2): streaming huge payloads is the
 // library's job, not the shell tool's.
 func readPayload(inv *invocation, con console) ([]byte, error) {
-	if inv.file != "" {
+	if inv.file != "" && inv.file != stdinFile {
 		payload, err := os.ReadFile(inv.file)
 		if err != nil {
 			return nil, fmt.Errorf("cannot read the payload: %w", err)

@@ -25,6 +25,7 @@ type progress struct {
 	toSend   int64
 	sent     int64
 	received int64
+	started  time.Time // the first byte counted: rates are since then
 	shownAt  time.Time
 	shown    bool
 }
@@ -51,6 +52,9 @@ func (p *progress) add(counter *int64, n int) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.started.IsZero() {
+		p.started = p.now()
+	}
 	*counter += int64(n)
 	if p.sent+p.received <= progressThreshold {
 		return
@@ -75,14 +79,27 @@ func (p *progress) end() {
 	}
 }
 
-// draw rewrites the line in place; the figures only grow, so the new text
-// always covers the old.
+// draw rewrites the line in place and clears what an earlier, longer one
+// left (a terminal's erase-to-end-of-line): the rate and the time left
+// since the first byte, the time left only while the upload goes on (a
+// reply's length is not known ahead).
 func (p *progress) draw() {
 	fmt.Fprintf(p.w, "\rweida: sent %.1f of %s", float64(p.sent)/(1<<20), mebibytes(p.toSend))
 	if p.received > 0 {
 		fmt.Fprintf(p.w, ", received %s", mebibytes(p.received))
 	}
+	if elapsed := p.now().Sub(p.started); elapsed > 0 {
+		fmt.Fprintf(p.w, ", %s/s", mebibytes(int64(float64(p.sent+p.received)/elapsed.Seconds())))
+		if p.sent > 0 && p.sent < p.toSend {
+			left := time.Duration(float64(p.toSend-p.sent) / float64(p.sent) * float64(elapsed))
+			fmt.Fprintf(p.w, ", %v left", left.Round(time.Second))
+		}
+	}
+	fmt.Fprint(p.w, eraseToEndOfLine)
 }
+
+// eraseToEndOfLine is the ANSI sequence a terminal clears the rest of the line on.
+const eraseToEndOfLine = "\x1b[K"
 
 // mebibytes renders a byte count for the progress line.
 func mebibytes(n int64) string {

@@ -31,9 +31,9 @@ func TestProgressOnlyForLargeTransfersOnATerminal(t *testing.T) {
 		{"not a terminal", false, []int{64 * mib}, nil, ""},
 		{"at the threshold", true, []int{8 * mib}, nil, ""},
 		{"past the threshold", true, []int{8 * mib, 1}, nil,
-			"\rweida: sent 8.0 of 16.0 MiB\rweida: sent 8.0 of 16.0 MiB\n"},
-		{"both directions count", true, []int{6 * mib}, []int{3 * mib}, "\rweida: sent 6.0 of 16.0 MiB, received 3.0 MiB" +
-			"\rweida: sent 6.0 of 16.0 MiB, received 3.0 MiB\n"},
+			"\rweida: sent 8.0 of 16.0 MiB\x1b[K\rweida: sent 8.0 of 16.0 MiB\x1b[K\n"},
+		{"both directions count", true, []int{6 * mib}, []int{3 * mib}, "\rweida: sent 6.0 of 16.0 MiB, received 3.0 MiB\x1b[K" +
+			"\rweida: sent 6.0 of 16.0 MiB, received 3.0 MiB\x1b[K\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -61,7 +61,29 @@ func TestProgressRedrawsAtMostOncePerInterval(t *testing.T) {
 	if got, want := strings.Count(out.String(), "\r"), 2; got != want {
 		t.Errorf("drew %d times, want %d: %q", got, want, out.String())
 	}
-	if !strings.HasSuffix(out.String(), "sent 11.0 of 64.0 MiB") {
+	if !strings.Contains(out.String(), "\rweida: sent 11.0 of 64.0 MiB,") {
 		t.Errorf("last line %q, want the current figures", out.String())
+	}
+}
+
+// The rate counts every byte since the first; the time left extrapolates
+// the upload's own rate, and goes once the upload is done.
+func TestProgressShowsRateAndTimeLeft(t *testing.T) {
+	const mib = 1 << 20
+	p, out, clock := newTestProgress(true, 64*mib)
+	p.addSent(1)
+	clock.t = clock.t.Add(2 * time.Second)
+	p.addSent(16*mib - 1) // 16 MiB in 2 s: 8 MiB/s, 48 MiB to go: 6 s
+	if want := "\rweida: sent 16.0 of 64.0 MiB, 8.0 MiB/s, 6s left\x1b[K"; out.String() != want {
+		t.Fatalf("wrote %q, want %q", out.String(), want)
+	}
+	out.Reset()
+	clock.t = clock.t.Add(6 * time.Second)
+	p.addSent(48 * mib) // done: 64 MiB in 8 s
+	p.addReceived(16 * mib)
+	clock.t = clock.t.Add(2 * time.Second)
+	p.end() // 80 MiB in 10 s, nothing left to upload
+	if want := "\rweida: sent 64.0 of 64.0 MiB, received 16.0 MiB, 8.0 MiB/s\x1b[K\n"; !strings.HasSuffix(out.String(), want) {
+		t.Fatalf("wrote %q, want it to end %q", out.String(), want)
 	}
 }

@@ -11,9 +11,9 @@ import (
 // requestVerb sends one request and streams the reply to stdout.
 var requestVerb = &verb{
 	name:      "request",
-	synopsis:  "[--ca PATH] URL [FILE]",
+	synopsis:  "[--ca PATH] [--timeout DURATION] URL [FILE|-]",
 	summary:   "send FILE (or stdin) as one request and stream the reply to stdout",
-	options:   []option{optCA},
+	options:   []option{optCA, optTimeout},
 	takesFile: true,
 	run:       runRequest,
 }

@@ -26,7 +26,7 @@ func writeUsage(w io.Writer) {
 		synopses = append(synopses, [2]string{"weida " + v.name, v.synopsis})
 	}
 	writeColumns(&b, synopses, synopsisGroups)
-	b.WriteString("  weida --help | -h | help\n  weida --version | -V\n")
+	b.WriteString("  " + completionSynopsis + "\n  weida --help | -h | help\n  weida --version | -V\n")
 
 	b.WriteString("\nOptions may appear anywhere after the verb. The first other argument is the\n" +
 		"URL, the second the payload FILE (stdin when absent).\n\nVerbs:\n")
@@ -48,10 +48,19 @@ func writeUsage(w io.Writer) {
 
 	b.WriteString(`
 URLs:
-  weida://sha256:HEX@HOST:PORT/PATH  only the key it names may answer
-  weida://HOST:PORT/PATH             --ca supplies trust, checked against HOST
+  weida://sha256:HEX@HOST:PORT/PATH  QUIC; only the key it names may answer
+  weida://HOST:PORT/PATH             QUIC; --ca gives trust, checked for HOST
+  weida+unix://SOCKET/PATH           a unix socket, its path percent-encoded
+                                     (weida+unix://%2Ftmp%2Fs.sock/echo); the
+                                     kernel proves the peer, so no key
+  weida+inproc://BUS/PATH            in-process only: for programs, not the
+                                     shell (serve refuses it)
 serve binds weida://IP:PORT/PATH (port 0 lets the kernel choose) and prints
-the full address, fingerprint included, as its first line on stdout.
+the full address, fingerprint included, as its first line on stdout; a
+weida+unix:// URL is printed as given. FILE "-" is stdin.
+
+Shell completion: source <(weida completion bash), likewise for zsh; fish:
+weida completion fish | source.
 
 Exit codes:
 `)
