@@ -30,7 +30,7 @@ func (f *logFSM) Apply(l *raft.Log) any {
 }
 
 func (f *logFSM) Snapshot() (raft.FSMSnapshot, error) { return nil, raft.ErrNothingNewToSnapshot }
-func (f *logFSM) Restore(io.ReadCloser) error          { return nil }
+func (f *logFSM) Restore(io.ReadCloser) error         { return nil }
 
 // Three hashicorp/raft nodes replicate over the QUIC Raft port: a leader
 // is elected and every node applies the leader's entries in order.
