@@ -152,6 +152,22 @@ export interface RuntimeOptions {
   datagrams?: boolean;
   /** Path statistics (not built yet: Unsupported). */
   pathReport?: boolean;
+  /**
+   * Push/Pull keeps no order unless asked: 'reassemble' releases each
+   * producer's messages in order (holding at most 256 early arrivals per
+   * connection), 'detect' reports gaps as meta.missed.
+   */
+  ordering?: 'none' | 'detect' | 'reassemble';
+  /** Seconds within which a repeated message is discarded (suppressedDuplicates()). */
+  dedupWindow?: number;
+  /** The completion level required of the peer, e.g. ACCEPTED of a broker. */
+  acknowledgement?: number;
+  /**
+   * The dimensions required of every peer; default: every one set above
+   * (a peer that does not offer it fails connect with Negotiation naming
+   * it). [] offers without requiring.
+   */
+  require?: Iterable<'ordering' | 'deduplication' | 'acknowledgement'>;
 }
 
 /** A runtime: owns connections. Open objects never keep the process alive. */
@@ -163,6 +179,8 @@ export class Runtime extends Handle {
   bindInproc(bus: string): Binding;
   /** Serves this runtime's paths on the unix socket at path (dialled as weida+unix://…); an addition to SURFACE.md. */
   bindUnix(path: string): Binding;
+  /** One-way transfers discarded as repeats within dedupWindow (0 unless deduplication was agreed). */
+  suppressedDuplicates(): number;
   requester(trust: Trust): Requester;
   pusher(trust: Trust): Pusher;
   subscriber(trust: Trust): Subscriber;
@@ -588,10 +606,12 @@ export class Reporter extends Handle {
 
 /** Base of every weida failure; message is the library's own sentence. */
 export class WeidaError extends Error {
-  /** The C code's name, e.g. "WEIDA_ELIMIT" ("WEIDA_EBADHANDLE" for a closed handle). */
-  readonly code: string;
-  /** The C code, e.g. 19. */
+  /** The C code, e.g. 19 (100 for a closed handle), as in weida.h and on Python's errors. */
+  readonly code: number;
+  /** The same number as code (kept from before code was numeric). */
   readonly errno: number;
+  /** The C code's name, e.g. "WEIDA_ELIMIT" ("WEIDA_EBADHANDLE" for a closed handle). */
+  readonly codeName: string;
   /** The library's variant name, e.g. "LimitExceeded" ("Runtime" for RuntimeFailure). */
   readonly kind: string;
 }

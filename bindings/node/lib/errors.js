@@ -4,16 +4,17 @@
  * order of weida.h's codes 1..26, under the common base {@link WeidaError}.
  * The ABI's own failures (a bad or closed handle, a bad argument, an
  * internal fault, an unexpected code) are {@link RuntimeFailure}, whose
- * `code` then names the ABI code.
+ * `code` is then the ABI code (100..105).
  * @module weida/lib/errors
  */
 const native = require('./native');
 
 /**
  * Base of every weida failure. `message` is the library's own sentence (no
- * second wording); `code` is the C code's name (`'WEIDA_ELIMIT'`), `errno`
- * its number (19) and `kind` the library's variant name (`'LimitExceeded'`;
- * `'Runtime'` for {@link RuntimeFailure}).
+ * second wording); `code` is the C code (19, as in weida.h and on Python's
+ * errors), `errno` the same number (kept from before `code` was numeric),
+ * `codeName` the C code's name (`'WEIDA_ELIMIT'`) and `kind` the library's
+ * variant name (`'LimitExceeded'`; `'Runtime'` for {@link RuntimeFailure}).
  */
 class WeidaError extends Error {
   /**
@@ -25,8 +26,10 @@ class WeidaError extends Error {
     const own = this.constructor.errno;
     /** @type {number} */
     this.errno = errno ?? own ?? 0;
+    /** @type {number} */
+    this.code = this.errno;
     /** @type {string} */
-    this.code = codeName(this.errno);
+    this.codeName = codeName(this.errno);
     /** @type {string} */
     this.kind = this.constructor.kind ?? 'Weida';
   }

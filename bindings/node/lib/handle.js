@@ -44,7 +44,7 @@ class Handle {
 
   /**
    * Releases the handle now (idempotent). Later calls on the object fail
-   * with `RuntimeFailure` (`code` `'WEIDA_EBADHANDLE'`).
+   * with `RuntimeFailure` (`code` 100, `codeName` `'WEIDA_EBADHANDLE'`).
    */
   close() {
     const h = this._h;

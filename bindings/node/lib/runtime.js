@@ -9,6 +9,7 @@ const { Trust, Identity } = require('./values');
 const { Requester, Replier, Pusher, Puller, Publisher, Subscriber } = require('./patterns');
 const { Paired, Surveyor, Respondent, BusMember } = require('./peers');
 const { Radio, Dish } = require('./radio');
+const { guaranteeSets } = require('./guarantees');
 
 const U32_MAX = 2 ** 32 - 1;
 
@@ -91,11 +92,19 @@ class Binding extends Handle {
  */
 class Runtime extends Handle {
   /**
-   * @param {{workerThreads?: number, datagrams?: boolean, pathReport?: boolean}} [options]
+   * @param {{workerThreads?: number, datagrams?: boolean, pathReport?: boolean,
+   *   ordering?: 'detect' | 'reassemble', dedupWindow?: number, acknowledgement?: number,
+   *   require?: Iterable<string>}} [options]
    *   `workerThreads` is accepted for parity (Go schedules itself);
    *   `datagrams` turns on datagram flows (a 64 KiB receive budget; both
    *   ends need it, e.g. for `Radio.datagram`); `pathReport` is not built
-   *   yet (`Unsupported`).
+   *   yet (`Unsupported`). Guarantees: Push/Pull keeps no order unless
+   *   `ordering` asks ('reassemble' releases a producer's messages in
+   *   order, 'detect' reports gaps as `meta.missed`); `dedupWindow`
+   *   (seconds) discards repeats; `acknowledgement` (e.g. ACCEPTED) is what
+   *   a broker's client requires. What is set is required of every peer
+   *   (else `connect` rejects with `Negotiation` naming the dimension);
+   *   `require` names the dimensions to require, `[]` offering only.
    */
   constructor(options = {}) {
     const { workerThreads = 1, datagrams = false, pathReport = false } = options;
@@ -105,7 +114,17 @@ class Runtime extends Handle {
     if (workerThreads < 1 || workerThreads > U32_MAX) {
       throw new RangeError(`workerThreads must be at least 1 (got ${workerThreads})`);
     }
-    super(native.runtimeNew(workerThreads, Boolean(datagrams), Boolean(pathReport)));
+    const [offered, required] = guaranteeSets(options);
+    super(native.runtimeNew(workerThreads, Boolean(datagrams), Boolean(pathReport), offered, required));
+  }
+
+  /**
+   * One-way transfers this runtime read and discarded as repeats within
+   * its `dedupWindow` (0 unless deduplication was agreed).
+   * @returns {number}
+   */
+  suppressedDuplicates() {
+    return native.runtimeSuppressedDuplicates(this._h);
   }
 
   /**

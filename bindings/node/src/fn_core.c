@@ -67,9 +67,39 @@ NAPI_FN(HandlesLive) {
 
 /* ---- runtime ---------------------------------------------------------- */
 
-NAPI_FN(RuntimeNew) { /* (workerThreads, datagrams, pathReport) */
-    napi_value argv[3];
-    if (!get_args(env, info, 3, argv)) return NULL;
+/* A guarantee set from lib/guarantees.js: null (none given) or
+ * [ordering, deduplication, dedupWindowMs, acknowledgement], already
+ * checked there; the library judges the levels. */
+static bool arg_guarantees(napi_env env, napi_value v, weida_guarantees_t *g, bool *given) {
+    napi_valuetype t;
+    napi_typeof(env, v, &t);
+    *given = t != napi_null && t != napi_undefined;
+    if (!*given) return true;
+    memset(g, 0, sizeof *g);
+    g->size = sizeof *g;
+    int32_t levels[4] = {0};
+    for (uint32_t i = 0; i < 4; i++) {
+        napi_value e;
+        double d = 0;
+        if (napi_get_element(env, v, i, &e) != napi_ok || napi_get_value_double(env, e, &d) != napi_ok) {
+            napi_throw_type_error(env, NULL, "a guarantee set must be an array of 4 numbers");
+            return false;
+        }
+        if (i == 2) {
+            g->dedup_window_ms = (uint64_t)d;
+        } else {
+            levels[i] = (int32_t)d;
+        }
+    }
+    g->ordering = levels[0];
+    g->deduplication = levels[1];
+    g->acknowledgement = levels[3];
+    return true;
+}
+
+NAPI_FN(RuntimeNew) { /* (workerThreads, datagrams, pathReport, offered, required) */
+    napi_value argv[5];
+    if (!get_args(env, info, 5, argv)) return NULL;
     weida_runtime_opts_t opts;
     memset(&opts, 0, sizeof opts);
     opts.size = sizeof opts;
@@ -81,9 +111,25 @@ NAPI_FN(RuntimeNew) { /* (workerThreads, datagrams, pathReport) */
     opts.worker_threads = workers;
     opts.datagrams = datagrams;
     opts.path_report = path_report;
+    weida_guarantees_t offered, required;
+    bool has_offered, has_required;
+    if (!arg_guarantees(env, argv[3], &offered, &has_offered) ||
+        !arg_guarantees(env, argv[4], &required, &has_required)) {
+        return NULL;
+    }
+    opts.offered = has_offered ? &offered : NULL;
+    opts.required = has_required ? &required : NULL;
     uint64_t rt;
     int rc = weida_runtime_new(&opts, &rt);
     return rc ? throw_code(env, rc) : js_handle(env, rt);
+}
+
+NAPI_FN(RuntimeSuppressedDuplicates) { /* (rt) */
+    napi_value argv[1];
+    uint64_t rt, n = 0;
+    if (!get_args(env, info, 1, argv) || !arg_handle(env, argv[0], &rt)) return NULL;
+    int rc = weida_runtime_suppressed_duplicates(rt, &n);
+    return rc ? throw_code(env, rc) : js_number(env, (double)n);
 }
 
 NAPI_FN(RuntimeDrain) { /* (rt, seconds, self) -> Promise<{delivered, outstanding}> */
@@ -277,6 +323,7 @@ const export_fn_t fn_core[] = {
     {"pendingCount", PendingCount},
     {"handlesLive", HandlesLive},
     {"runtimeNew", RuntimeNew},
+    {"runtimeSuppressedDuplicates", RuntimeSuppressedDuplicates},
     {"runtimeDrain", RuntimeDrain},
     {"runtimeRequester", RuntimeRequester},
     {"runtimePusher", RuntimePusher},

@@ -27,13 +27,16 @@ test('each class carries its C code, in weida.h order', () => {
   KINDS.forEach((name, i) => {
     const error = new weida[name]('a sentence');
     assert.equal(error.errno, i + 1);
-    assert.match(error.code, /^WEIDA_E[A-Z_]+$/);
+    assert.match(error.codeName, /^WEIDA_E[A-Z_]+$/);
+    assert.equal(error.code, error.errno);
     assert.equal(error.message, 'a sentence');
     assert.equal(error.name, name);
     assert.equal(error.kind, name === 'RuntimeFailure' ? 'Runtime' : name);
   });
-  assert.equal(new weida.LimitExceeded('x').code, 'WEIDA_ELIMIT');
-  assert.equal(new weida.Untrusted('x').code, 'WEIDA_EUNTRUSTED');
+  assert.equal(new weida.LimitExceeded('x').codeName, 'WEIDA_ELIMIT');
+  assert.equal(new weida.LimitExceeded('x').code, 19);
+  assert.equal(new weida.Untrusted('x').codeName, 'WEIDA_EUNTRUSTED');
+  assert.equal(new weida.Untrusted('x').code, 23);
 });
 
 test('Indeterminate is a sibling of ConnectionLost, never a subclass', () => {
@@ -47,7 +50,10 @@ test('the JavaScript table matches the C code table in weida.h', { skip: !proces
     .map(([, name, n]) => [name, Number(n)])
     .filter(([, n]) => n >= 1 && n <= 26);
   assert.equal(codes.length, 26);
-  for (const [name, n] of codes) assert.equal(new weida[KINDS[n - 1]]('x').code, name);
+  for (const [name, n] of codes) {
+    assert.equal(new weida[KINDS[n - 1]]('x').codeName, name);
+    assert.equal(new weida[KINDS[n - 1]]('x').code, n);
+  }
 });
 
 test('library failures arrive as their class, with the library\'s sentence', async () => {

@@ -54,7 +54,7 @@ test('closing an endpoint wakes its calls with Canceled; later calls say the han
   puller.close();
   assert.ok(puller.closed);
   await assert.rejects(receiving, weida.Canceled);
-  await assert.rejects(puller.recv(10), (e) => e instanceof weida.RuntimeFailure && e.code === 'WEIDA_EBADHANDLE');
+  await assert.rejects(puller.recv(10), (e) => e instanceof weida.RuntimeFailure && e.code === 100 && e.codeName === 'WEIDA_EBADHANDLE');
   assert.throws(() => puller.path(), weida.RuntimeFailure);
   puller.close(); // idempotent
 });
