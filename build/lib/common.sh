@@ -12,8 +12,8 @@
 build_lib_if_stale() {
 	local out="$1" who="$2"
 	local lib="$out/lib/libweida.so" newer
-	newer="$(find capi core include internal go.mod go.sum -newer "$lib" -type f \
-		\( -name '*.go' -o -name '*.c' -o -name '*.h' -o -name 'go.*' \) ! -name '*_test.go' -print -quit 2>/dev/null || true)"
+	newer="$(find capi core include internal go.mod go.sum VERSION -newer "$lib" -type f \
+		\( -name '*.go' -o -name '*.c' -o -name '*.h' -o -name 'go.*' -o -name VERSION \) ! -name '*_test.go' -print -quit 2>/dev/null || true)"
 	if [ ! -f "$lib" ] || [ -n "$newer" ]; then
 		WEIDA_OUT="$out" ./build/lib.sh
 	else
