@@ -4,6 +4,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 
 	"github.com/weida-go/weida/core/transport/raftlayer"
@@ -18,12 +19,17 @@ func (s streamLayer) Dial(address raft.ServerAddress, timeout time.Duration) (ne
 }
 
 // Transport builds the Raft transport of one group over the node's Raft
-// port: at most maxPool idle connections per member are kept, and each RPC
-// times out after timeout.
-func Transport(g *raftlayer.Group, maxPool int, timeout time.Duration) *raft.NetworkTransport {
+// port: at most maxPool idle connections per member are kept, each RPC
+// times out after timeout, and what the transport logs goes to log (nil:
+// discarded).
+func Transport(g *raftlayer.Group, maxPool int, timeout time.Duration, log hclog.Logger) *raft.NetworkTransport {
+	if log == nil {
+		log = hclog.NewNullLogger()
+	}
 	return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
 		Stream:  streamLayer{g},
 		MaxPool: maxPool,
 		Timeout: timeout,
+		Logger:  log,
 	})
 }

@@ -71,7 +71,7 @@ func TestRaftReplicatesOverTheQUICPort(t *testing.T) {
 		conf.LogOutput = io.Discard
 		fsms[i] = &logFSM{applied: make(chan struct{}, entries)}
 		store := raft.NewInmemStore()
-		rafts[i], err = raft.NewRaft(conf, fsms[i], store, store, raft.NewInmemSnapshotStore(), Transport(g, 2, 5*time.Second))
+		rafts[i], err = raft.NewRaft(conf, fsms[i], store, store, raft.NewInmemSnapshotStore(), Transport(g, 2, 5*time.Second, nil))
 		if err != nil {
 			t.Fatal(err)
 		}
