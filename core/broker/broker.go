@@ -187,6 +187,16 @@ type QueueStats struct {
 	// Interrupted those its producer cut short (reset, connection lost).
 	// Neither left anything behind.
 	Refused, Interrupted uint64
+	// Deferred counts messages set aside while their body cannot be read
+	// for a reason that may pass (out of file descriptors, EIO): each is
+	// retried after a back-off and is ready again then; Ready leaves them
+	// out.
+	Deferred int
+	// Quarantined counts messages taken out since the queue started
+	// because their body can never be read as admitted (its payload is
+	// gone, or does not match its digest): never delivered again, each
+	// told once to Config.OnError with its seq and digest.
+	Quarantined uint64
 }
 
 // Stats reports the queue at path; UnknownEndpoint when no queue is
@@ -203,12 +213,16 @@ func (b *Broker) Stats(ctx context.Context, path string) (QueueStats, error) {
 
 func (q *queue) stats() QueueStats {
 	s := QueueStats{Ready: len(q.ready), Unsettled: len(q.unsettled), Bytes: q.budget.charged(),
-		Consumers: len(q.consumers.list), Delivered: q.delivered, Refused: q.refused.Load(), Interrupted: q.interrupted.Load()}
+		Consumers: len(q.consumers.list), Delivered: q.delivered, Refused: q.refused.Load(), Interrupted: q.interrupted.Load(),
+		Deferred: len(q.deferred), Quarantined: q.quarantinedCount}
 	for _, m := range q.ready {
 		s.MaxAttempts = max(s.MaxAttempts, m.attempts)
 	}
 	for _, d := range q.unsettled {
 		s.MaxAttempts = max(s.MaxAttempts, d.msg.attempts)
+	}
+	for m := range q.deferred {
+		s.MaxAttempts = max(s.MaxAttempts, m.attempts)
 	}
 	return s
 }

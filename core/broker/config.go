@@ -3,6 +3,7 @@ package broker
 import (
 	"strings"
 
+	"github.com/weida-go/weida/core/broker/store"
 	"github.com/weida-go/weida/core/errs"
 	"github.com/weida-go/weida/core/identity"
 )
@@ -124,6 +125,9 @@ type Config struct {
 	// admission that failed at the store (the producer only sees Rejected),
 	// a body that could not be read back for delivery. It must not block.
 	OnError func(path string, err error)
+
+	// storeFS is the store's file system in tests (nil: the OS's).
+	storeFS store.FS
 }
 
 // validated applies the defaults and checks the configuration; it names

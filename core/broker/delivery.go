@@ -91,22 +91,40 @@ func (q *queue) dispatch(m *message, s *subscription) {
 // write is a delivery's goroutine: one one-way transfer toward the
 // consumer, ordering Processed and the producer's consumer-answerable
 // levels (§7.4), then the watch of its report.
+//
+// The body is opened before anything goes toward the consumer, so a body
+// that cannot be read is the message's failure (unreadable.go), never the
+// subscription's.
 func (q *queue) write(d *delivery) {
+	body, err := q.keep.open(d.msg)
+	if err != nil {
+		d.giveSlot()
+		q.bodyFailed(d, err)
+		return
+	}
 	meta := d.msg.meta
 	meta.ContentLen, meta.HasContentLen = d.msg.bodyLen, true
 	meta.Report = weida.ReportOrder{Levels: d.msg.producer.deliveryOrder()}
 	out, err := q.port.Deliver(d.ctx, d.conn, meta, d.attempt)
 	if err != nil {
+		_ = body.Close()
 		d.giveSlot() // Deliver released the id it took
 		q.post(writeFailed{d})
 		return
 	}
 	cursors := out.Cursors()
-	if err := q.copyBody(d, out); err != nil {
-		out.Cancel()
+	src := &bodySource{r: body}
+	err = q.copyBody(d, out, src)
+	_ = body.Close()
+	if err != nil {
+		out.Cancel() // a body that failed its digest is reset, never finished
 		_ = cursors.Close()
 		d.giveSlot()
-		q.post(writeFailed{d})
+		if src.err != nil {
+			q.bodyFailed(d, src.err)
+		} else {
+			q.post(writeFailed{d})
+		}
 		return
 	}
 	q.post(written{d})
@@ -124,15 +142,9 @@ func (d *delivery) giveSlot() {
 
 // copyBody writes the body and the FIN; the delivery's context ending
 // (the delivery was put back) resets the transfer.
-func (q *queue) copyBody(d *delivery, out *weida.OutgoingTransfer) error {
-	body, err := q.keep.open(d.msg)
-	if err != nil {
-		q.onError(err)
-		return err
-	}
-	defer body.Close()
+func (q *queue) copyBody(d *delivery, out *weida.OutgoingTransfer, body io.Reader) error {
 	stop := context.AfterFunc(d.ctx, out.Cancel)
-	_, err = io.Copy(out, body)
+	err := copyVerified(out, body, d.msg.bodyLen)
 	if !stop() {
 		return errs.New(errs.KindCanceled, "the delivery was withdrawn")
 	}
@@ -151,6 +163,7 @@ func (e written) apply(q *queue) {
 	d := e.d
 	d.writing = false
 	d.msg.attempts = d.attempt
+	d.msg.readFailures = 0
 	q.delivered++
 	if err := q.keep.attempted(d.msg); err != nil {
 		q.onError(err)
@@ -168,20 +181,13 @@ type writeFailed struct{ d *delivery }
 
 func (e writeFailed) apply(q *queue) {
 	d := e.d
-	d.writing = false
-	d.cancel()
-	if d.returning {
-		q.pushHead(d.msg)
-		q.pump()
+	returning := d.returning
+	if !q.takeBack(d) && !returning {
 		return
 	}
-	if q.unsettled[d.id] != d {
-		return
+	if !returning {
+		d.sub.broken = true
 	}
-	delete(q.unsettled, d.id)
-	d.sub.delivered--
-	d.sub.unsettled--
-	d.sub.broken = true
 	q.pushHead(d.msg)
 	q.pump()
 }

@@ -27,6 +27,9 @@ type keeper interface {
 	settle(m *message) error
 	// attempted records that m's delivery count is now m.attempts.
 	attempted(m *message) error
+	// quarantine takes m out for good: its body cannot be read as it was
+	// admitted (unreadable.go). reason is kept with it.
+	quarantine(m *message, reason string) error
 	// withdraw forgets an admitted m the queue then refused (it retired
 	// meanwhile): the producer was told nothing was taken.
 	withdraw(m *message)
@@ -70,7 +73,10 @@ func (*memKeeper) newBody() (bodySink, error) { return &memSink{}, nil }
 func (*memKeeper) settle(*message) error      { return nil }
 func (*memKeeper) attempted(*message) error   { return nil }
 func (*memKeeper) withdraw(*message)          {}
-func (*memKeeper) close() error               { return nil }
+func (*memKeeper) quarantine(*message, string) error {
+	return nil // a body in memory cannot fail its read
+}
+func (*memKeeper) close() error { return nil }
 func (*memKeeper) open(m *message) (io.ReadCloser, error) {
 	return io.NopCloser(m.body.reader()), nil
 }

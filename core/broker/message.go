@@ -15,6 +15,9 @@ type message struct {
 	charge  int64              // what the message holds of the queue's budget
 	// attempts counts deliveries whose bytes were written (BROKER.md §9).
 	attempts uint64
+	// readFailures counts the body's reads in a row that failed in a way
+	// that may pass; it sets the back-off (unreadable.go).
+	readFailures int
 	// producer is the report the producer ordered, while it can still be
 	// answered; nil when it ordered none (or the message was recovered).
 	producer *producerReport

@@ -41,7 +41,7 @@ func openKeepers(cfg Config) (_ []openedKeeper, _ io.Closer, err error) {
 			continue
 		}
 		if s == nil {
-			if s, err = store.Open(cfg.DataDir, store.Options{SegmentBytes: cfg.SegmentBytes}); err != nil {
+			if s, err = store.Open(cfg.DataDir, store.Options{SegmentBytes: cfg.SegmentBytes, FS: cfg.storeFS}); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -118,7 +118,10 @@ func (k *storeKeeper) open(m *message) (io.ReadCloser, error) { return k.q.OpenB
 func (k *storeKeeper) settle(m *message) error                { return k.q.Settle(m.id) }
 func (k *storeKeeper) attempted(m *message) error             { return k.q.Attempt(m.id, m.attempts) }
 func (k *storeKeeper) withdraw(m *message)                    { _ = k.q.Settle(m.id) }
-func (k *storeKeeper) close() error                           { return k.q.Close() }
+func (k *storeKeeper) quarantine(m *message, reason string) error {
+	return k.q.Quarantine(m.id, reason)
+}
+func (k *storeKeeper) close() error { return k.q.Close() }
 
 // storeSink is a body streaming into the store.
 type storeSink struct{ b *store.Body }

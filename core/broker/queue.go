@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	weida "github.com/weida-go/weida/core"
 	"github.com/weida-go/weida/core/errs"
@@ -47,6 +48,10 @@ type queue struct {
 	retiring     *retireState
 	scratch      []*subscription // the scan's eligible set, reused
 	waiters      []waiter        // conditions someone waits for (await)
+	// deferred holds the messages whose body read failed in a way that
+	// may pass, each until its back-off timer fires.
+	deferred         map[*message]*time.Timer
+	quarantinedCount uint64 // messages taken out for an unreadable body
 }
 
 // event is something a queue goroutine tells the loop; apply runs on it.
@@ -55,7 +60,7 @@ type event interface{ apply(q *queue) }
 func newQueue(ctx context.Context, path string, port *weida.QueuePort, keep keeper, cfg Config, slots *reportSlots) *queue {
 	q := &queue{path: path, port: port, keep: keep, maxUnsettled: cfg.MaxUnsettled, slots: slots,
 		ctx: ctx, events: make(chan event, 256), calls: make(chan func()),
-		stopped: make(chan struct{}), unsettled: make(map[uint64]*delivery)}
+		stopped: make(chan struct{}), unsettled: make(map[uint64]*delivery), deferred: make(map[*message]*time.Timer)}
 	q.budget.limit = cfg.QueueBytes
 	q.readBufs.limit = lendableChunks(cfg.QueueBytes)
 	q.consumers.init()
@@ -191,6 +196,7 @@ func (q *queue) shutdown() {
 	for _, d := range q.unsettled {
 		d.msg.producer.finish()
 	}
+	q.stopRetries()
 }
 
 func errClosed() error { return errs.New(errs.KindCanceled, "the broker was closed") }

@@ -71,7 +71,7 @@ func newHolder(t *testing.T, url string, filters int, credit uint64) *holder {
 	go func() {
 		defer close(done)
 		for {
-			body, meta, r, err := h.c.RecvReporting(ctx, 1<<10)
+			body, meta, r, err := h.c.RecvReporting(ctx, 1<<20)
 			if err != nil {
 				return
 			}

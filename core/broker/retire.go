@@ -97,13 +97,16 @@ func (q *queue) endRetire() Retired {
 			close(rs.done)
 		}
 	}
-	r.Unsettled = uint64(len(q.ready))
+	r.Unsettled = uint64(len(q.ready) + len(q.deferred))
 	for _, d := range q.unsettled {
 		q.requeue(d)
 		r.Requeued++
 	}
 	q.retired = true
 	for _, m := range q.ready {
+		m.producer.finish()
+	}
+	for m := range q.deferred {
 		m.producer.finish()
 	}
 	return r
