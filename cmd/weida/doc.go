@@ -7,16 +7,23 @@
 // prints the address it serves as the first line of stdout, and broker,
 // which prints one per queue: each line is a client's whole configuration.
 //
-//	weida send    [--ca PATH] URL [FILE]
-//	weida request [--ca PATH] URL [FILE]
-//	weida sub     [--ca PATH] [--filter F] [--count N] [--framing line|raw|nul|length] URL
+//	weida send    [--ca PATH] [--timeout DURATION] URL [FILE|-]
+//	weida request [--ca PATH] [--timeout DURATION] URL [FILE|-]
+//	weida sub     [--ca PATH] [--timeout DURATION] [--filter F] [--count N] [--framing line|raw|nul|length] URL
 //	weida serve   (--echo | --sink | --pub) URL [--identity PATH] [--cert-out PATH]
 //	weida broker  URL [--queue PATH[:DURABILITY][,...]] [--data DIR] [--config FILE] [--identity PATH] [--cert-out PATH]
+//	weida completion bash|zsh|fish
 //	weida --help | -h | help
 //	weida --version | -V
 //
 // Options may appear anywhere after the verb; the first other argument is
-// the URL, the second the payload FILE (stdin when absent).
+// the URL, the second the payload FILE (stdin when absent or "-").
+// --timeout bounds a dialling verb, connecting included: a verb it cuts
+// short fails (exit 1, the timeout named), while sub without --count, whose
+// ordinary end is being stopped, ends well. completion prints a script
+// generated from the same verb tables the parser reads. On a terminal, a
+// transfer above 8 MiB shows one progress line with its rate and, while it
+// uploads, the time left; on a pipe nothing.
 //
 // Each verb is one pattern (SURFACE.md §1.2): send is a Pusher, request a
 // Requester, sub a Subscriber; serve --echo is a Replier, --sink a Puller
