@@ -14,17 +14,7 @@ import (
 // tryAdmit streams body into q and admits it, returning Admit's (or the
 // body's first write's) result.
 func tryAdmit(q *store.Queue, body []byte) (store.Message, error) {
-	b, err := q.NewBody()
-	if err != nil {
-		return store.Message{}, err
-	}
-	for rest := body; len(rest) > 0; rest = rest[min(len(rest), 16<<10):] {
-		if _, err := b.Write(rest[:min(len(rest), 16<<10)]); err != nil {
-			b.Abort()
-			return store.Message{}, err
-		}
-	}
-	return q.Admit(b, store.Meta{})
+	return tryAdmitMeta(q, body, store.Meta{})
 }
 
 // TestAdmissionFaultsLoseNothingAccepted injects each disk failure an
