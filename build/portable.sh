@@ -18,7 +18,8 @@
 # newer than 2.31 stops the build (wheel.py checks the library again when it
 # tags the wheel). The CLI is pure Go (CGO_ENABLED=0): it needs no C library.
 # Needs root (chroot), Go, node and npm on the host; build/roots.sh makes
-# the roots when they are missing (a few minutes, once).
+# the build root when it is missing (a few minutes, once) and installs the
+# host tools it needs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . build/lib/roots.sh
@@ -28,7 +29,7 @@ version="$(cat VERSION)"
 max_glibc=2.31
 out="$repo/build/out/portable"
 [ "$(id -u)" = 0 ] || { echo "portable: needs root (chroot)" >&2; exit 1; }
-root_ready bullseye-amd64 2>/dev/null || build/roots.sh amd64
+build/roots.sh amd64
 go mod download
 gomodcache="$(go env GOMODCACHE)"
 gocache="$ROOTS/gocache-bullseye"

@@ -15,9 +15,10 @@
 # <roots> is /var/cache/weida-roots unless WEIDA_ROOTS names another. A root
 # is finished when it holds .weida-root naming the recipe it was made from;
 # a root without it (an interrupted run) or from another recipe is made
-# again. Needs root, debootstrap and qemu-user-static (installed with
-# apt-get when missing), Debian's archive, and npm's registry for the Node
-# binaries (the node-linux-<arch> packages, which ship the official build).
+# again. Needs root, debootstrap, qemu-user-static and
+# binutils-aarch64-linux-gnu (installed with apt-get when missing), Debian's
+# archive, and npm's registry for Node (the node-linux-<arch> packages, which
+# ship the official build) and npm (pure JavaScript) inside the roots.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . build/lib/roots.sh
@@ -29,12 +30,16 @@ npm_version=10.8.2
 build_packages=gcc,libc6-dev,binutils,gcc-aarch64-linux-gnu,libc6-dev-arm64-cross,python3,python3-venv,ca-certificates
 test_packages=python3,python3-venv,ca-certificates
 
+# need_tools: what making, entering and checking the roots takes on the host
+# (aarch64-linux-gnu-objdump reads the arm64 files' symbol versions).
 need_tools() {
 	local missing=()
 	command -v debootstrap >/dev/null || missing+=(debootstrap)
 	[ -x /usr/bin/qemu-aarch64-static ] || missing+=(qemu-user-static)
+	command -v aarch64-linux-gnu-objdump >/dev/null || missing+=(binutils-aarch64-linux-gnu)
 	if [ ${#missing[@]} -gt 0 ]; then
 		echo "roots: installing ${missing[*]}"
+		DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null
 	fi
 }
