@@ -19,8 +19,8 @@ in and ``weida_last_error`` set on this thread as the blocking call would.
 
 from __future__ import annotations
 
-import select
 import threading
+from select import select as _select
 from ctypes import byref, c_uint64
 from typing import Any, Callable, List, Optional, Tuple
 
@@ -55,7 +55,7 @@ class _Queue:
                     return code, a, b
             # In slices: a signal that lands just before select() would
             # otherwise leave its handler pending until the call returns.
-            select.select([self.fd], [], [], _SLICE)
+            _select([self.fd], [], [], _SLICE)
 
     def settle(self, op: int) -> Outcome:
         """The outcome of op, which was cancelled: waited for whatever

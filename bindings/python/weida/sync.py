@@ -10,7 +10,12 @@ absent (whole payloads only); ``Publisher`` has ``path``, ``publish``,
 ``subscriber_count`` and ``dropped`` only; ``Subscriber`` has no
 ``peer_count``; a ``Request``'s ``payload``/``meta`` raise ``RuntimeFailure``
 once it is answered; ``Cursors.changed(seconds)`` takes a mandatory deadline
-and raises the built-in ``TimeoutError`` when it passes.
+and raises ``DeadlinePassed`` (a ``TimeoutError``) when it passes.
+
+Ctrl-C interrupts a blocking call made on the main thread: it raises
+``KeyboardInterrupt`` within about 20 ms and the library operation is
+cancelled (its streams reset), leaving the endpoint usable (see _interrupt).
+Every object here works in a ``with`` block.
 
 Values (``Trust``, ``Identity``, ``IncomingMeta``, ``Survey``) and
 exceptions are the very classes ``weida`` exports.
