@@ -9,7 +9,11 @@
 #      tests/dist/smoke.py (import, constants, versions, one request over QUIC);
 #   2. an empty project, npm install --offline of the one npm package (its
 #      prebuild for the root's platform), tests/dist/smoke.mjs (the same);
-#   3. the CLI from the C library tarball: weida --version.
+#   3. the C library tarball: bindings/c-examples/reqrep.c (requests over
+#      QUIC in one process) compiled in the build root with the flags
+#      pkg-config reads from the tarball's weida.pc (for arm64 with the
+#      cross compiler) and run in the architecture's root; its CLI's
+#      weida --version.
 #
 #   tests/dist/roots.sh [amd64|arm64 ...]   default: both; runs build/portable.sh first
 #                                          unless WEIDA_PORTABLE_BUILT=1
@@ -39,7 +43,7 @@ check() {
 	if in_root "$root" "$command" "$work/t:/t" >"$work/$name.log" 2>&1; then
 		passed=$((passed + 1))
 		echo "ok   $name ($((SECONDS - started)) s)"
-		grep -E '^smoke\.(py|mjs): |^weida ' "$work/$name.log" | sed 's/^/       /'
+		{ grep -E '^smoke\.(py|mjs): |^weida |^reqrep' "$work/$name.log" || true; } | sed 's/^/       /'
 	else
 		failed=$((failed + 1))
 		echo "FAIL $name"
@@ -67,6 +71,14 @@ for arch in "$@"; do
 		printf '{ \"name\": \"dist-smoke\", \"version\": \"1.0.0\", \"private\": true }\n' >package.json
 		npm install --offline --registry=http://127.0.0.1:9/ --no-audit --no-fund --silent /t/weida-*.tgz
 		cp /t/smoke.mjs . && node smoke.mjs $version"
+	prefix="/t/libweida-$version-linux-$wheel_arch"
+	cflags="$(PKG_CONFIG_PATH="$work$prefix/lib/pkgconfig" pkg-config --cflags --libs weida | sed "s|$work/t|/t|g")"
+	cross=""
+	[ "$arch" = arm64 ] && cross=aarch64-linux-gnu-
+	cp bindings/c-examples/reqrep.c bindings/c-examples/example.h "$work/t/"
+	check "$arch-c-build" bullseye-amd64 "
+		${cross}gcc -std=c11 -Wall -Werror /t/reqrep.c $cflags -lpthread -Wl,-rpath,$prefix/lib -o /t/reqrep"
+	check "$arch-c-run" "$root" "/t/reqrep"
 	check "$arch-cli" "$root" "
 		test \"\$(/t/libweida-$version-linux-$wheel_arch/bin/weida --version)\" = 'weida $version'
 		/t/libweida-$version-linux-$wheel_arch/bin/weida --version"
