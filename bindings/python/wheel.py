@@ -69,7 +69,8 @@ def project() -> dict:
 
 def elf_machine(lib: Path) -> tuple:
     """(wheel architecture, objdump) for the ELF file's e_machine."""
-    head = lib.read_bytes()[:20]
+    with lib.open("rb") as f:
+        head = f.read(20)
     if head[:4] != b"\x7fELF" or head[5] != 1:
         sys.exit(f"wheel: {lib} is not a little-endian ELF file")
     machine = int.from_bytes(head[18:20], "little")
