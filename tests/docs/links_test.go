@@ -78,3 +78,24 @@ func resolveLink(root, from, target string, load func(string) markdownDoc) strin
 	}
 	return ""
 }
+
+// specFolderRe matches a path into the specification folder the project
+// was built against, which users of the repository do not have.
+var specFolderRe = regexp.MustCompile(`(\.\./)+shared/|/work/shared`)
+
+// TestNothingPointsAtTheSpecFolder checks that no doc or comment sends its
+// reader to the specification folder outside the repository: the project's
+// own documents in docs/ are what it cites.
+func TestNothingPointsAtTheSpecFolder(t *testing.T) {
+	root := repoRoot(t)
+	for _, rel := range repoFiles(t, root, isSource) {
+		if strings.HasPrefix(rel, "tests/docs/") {
+			continue // the check's own test cases name such paths
+		}
+		for i, line := range strings.Split(readFile(t, root, rel), "\n") {
+			if specFolderRe.MatchString(line) {
+				t.Errorf("%s:%d: points outside the repository: %s", rel, i+1, strings.TrimSpace(line))
+			}
+		}
+	}
+}
