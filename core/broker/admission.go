@@ -14,21 +14,33 @@ import (
 // stream left to stop and is silent (decision 0005: a producer that must
 // know uses an exchange). Success is told only to a producer that ordered
 // Accepted (or Stored), on its report.
+//
+// An admission whose outcome is unknown (admitted.go) reports Accepted
+// when the queue holds the message, and never Stored.
 func (q *queue) admitTransfer(t *weida.IncomingTransfer) {
 	stop := context.AfterFunc(q.ctx, func() { _ = t.Close() }) // the broker closing stops a slow body
 	defer stop()
 	m, err := q.receive(t)
-	if err != nil {
+	if m == nil {
 		q.countFailure(err)
 		_ = t.Close()
 		return
 	}
 	m.producer = newProducerReport(q.port.ProducerReporter(t))
-	if !q.offer(m) {
+	switch v := q.conclude(m, err); v.outcome {
+	case admissionRefused:
 		m.producer.finish()
-		return
+	case admissionUnknown:
+		if v.held {
+			m.producer.certify(weida.Accepted, m.bodyLen)
+		}
+		m.producer.finish()
+	default:
+		m.producer.certify(v.certificate, m.bodyLen)
+		if !v.held {
+			m.producer.finish() // no delivery will relay anything
+		}
 	}
-	m.producer.certify(q.keep.certificate(), m.bodyLen)
 }
 
 // admitExchange admits an exchange (§5.2): the confirm is DATA key 8 on
@@ -36,25 +48,38 @@ func (q *queue) admitTransfer(t *weida.IncomingTransfer) {
 // refusal is ERROR REJECTED. A request the producer abandoned mid-body is
 // refused too, which also releases the stream: nothing was admitted, which
 // is what REJECTED says.
+//
+// An admission whose outcome is unknown (the ADMIT record was written but
+// its fsync failed, admitted.go) gets no verdict: the exchange closes with
+// ERROR NO_REPLY, which the producer sees as NoReply — the request was
+// taken and may have had its effect — never Rejected. The broker closing
+// mid-body closes the exchange the same way, since it cannot know from
+// here whether the store had recorded the message.
 func (q *queue) admitExchange(ex *weida.IncomingExchange) {
 	req := ex.Request()
-	stop := context.AfterFunc(q.ctx, func() { _ = ex.Refuse() })
+	stop := context.AfterFunc(q.ctx, func() { _ = ex.Close() })
 	defer stop()
 	m, err := q.receive(req)
-	if err != nil {
+	if m == nil {
 		q.countFailure(err)
 		_ = ex.Refuse()
 		return
 	}
 	m.producer = newProducerReport(q.port.ProducerReporter(req))
-	if !q.offer(m) {
+	switch v := q.conclude(m, err); v.outcome {
+	case admissionRefused:
 		m.producer.finish()
 		_ = ex.Refuse()
-		return
+	case admissionUnknown:
+		m.producer.finish()
+		_ = ex.Close()
+	default:
+		_ = q.port.Confirm(ex, v.certificate)
+		m.producer.certify(v.certificate, m.bodyLen)
+		if !v.held {
+			m.producer.finish()
+		}
 	}
-	cert := q.keep.certificate()
-	_ = q.port.Confirm(ex, cert)
-	m.producer.certify(cert, m.bodyLen)
 }
 
 // countFailure counts an admission that made no message: refused by the
@@ -74,7 +99,8 @@ type nudge struct{}
 
 func (nudge) apply(*queue) {}
 
-// receive reads one body under the queue's byte bound and makes it a
+// receive reads one body (a message and an error together: it was
+// recorded short of the queue's certificate, see recorded) under the queue's byte bound and makes it a
 // message at the queue's certificate. The room check comes before the
 // first byte is read (overhead, topic and content type must fit), and
 // every chunk is charged before it is kept, so a body larger than the room
@@ -101,8 +127,11 @@ func (q *queue) receive(t *weida.IncomingTransfer) (*message, error) {
 		return nil, err
 	}
 	if err := q.keep.admit(sink, m); err != nil {
-		q.budget.release(m.charge)
 		q.onError(err)
+		if recorded(err) {
+			return m, err // kept, its outcome unknown: conclude decides
+		}
+		q.budget.release(m.charge)
 		return nil, err
 	}
 	return m, nil
@@ -149,19 +178,24 @@ func transferMeta(in weida.IncomingMeta) weida.TransferMeta {
 	return m
 }
 
-// offer hands an admitted message to the loop; false when the queue
-// refused it after all (retire began meanwhile, or the broker is closing),
-// in which case it is forgotten and its bytes freed.
+// offer hands an admitted message to the loop; false when the loop did
+// not take it (a memory queue began to retire meanwhile, or the broker is
+// closing). A memory queue's message is then forgotten and its bytes
+// freed; a stored one stays where the next start finds it.
 func (q *queue) offer(m *message) bool {
 	reply := make(chan bool, 1)
 	if q.ask(admitted{m, reply}, reply) {
 		return true
 	}
-	q.keep.withdraw(m)
-	q.budget.release(m.charge)
-	q.refused.Add(1)
+	if !q.stored() {
+		q.keep.withdraw(m)
+		q.budget.release(m.charge)
+	}
 	return false
 }
+
+// stored reports whether the queue's messages live in a store.
+func (q *queue) stored() bool { return q.keep.certificate() == weida.Stored }
 
 // ask posts e and waits for its answer on reply; false when the loop
 // stopped before it answered (an answer it gave just before stopping
@@ -192,7 +226,10 @@ type admitted struct {
 }
 
 func (e admitted) apply(q *queue) {
-	if q.refusing.Load() {
+	// A stored message is recorded already: retire beginning meanwhile
+	// cannot unmake it (refusing it would be a Rejected the next start
+	// contradicts), so the queue holds it like any other.
+	if q.refusing.Load() && !q.stored() {
 		e.reply <- false
 		return
 	}

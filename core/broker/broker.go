@@ -187,6 +187,12 @@ type QueueStats struct {
 	// Interrupted those its producer cut short (reset, connection lost).
 	// Neither left anything behind.
 	Refused, Interrupted uint64
+	// Unconfirmed counts admissions the store recorded but could not make
+	// durable (the fsync after their ADMIT record failed): the queue holds
+	// them, and their producers were given no verdict (an exchange ends
+	// with NO_REPLY, a report never says Stored), since a crash may or may
+	// not take them.
+	Unconfirmed uint64
 	// Deferred counts messages set aside while their body cannot be read
 	// for a reason that may pass (out of file descriptors, EIO): each is
 	// retried after a back-off and is ready again then; Ready leaves them
@@ -214,7 +220,7 @@ func (b *Broker) Stats(ctx context.Context, path string) (QueueStats, error) {
 func (q *queue) stats() QueueStats {
 	s := QueueStats{Ready: len(q.ready), Unsettled: len(q.unsettled), Bytes: q.budget.charged(),
 		Consumers: len(q.consumers.list), Delivered: q.delivered, Refused: q.refused.Load(), Interrupted: q.interrupted.Load(),
-		Deferred: len(q.deferred), Quarantined: q.quarantinedCount}
+		Unconfirmed: q.unconfirmed.Load(), Deferred: len(q.deferred), Quarantined: q.quarantinedCount}
 	for _, m := range q.ready {
 		s.MaxAttempts = max(s.MaxAttempts, m.attempts)
 	}

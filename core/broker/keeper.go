@@ -20,6 +20,8 @@ type keeper interface {
 	newBody() (bodySink, error)
 	// admit makes a received body the message m, numbering it (m.id); it
 	// returns once m reached certificate(). The sink is spent either way.
+	// An error for which recorded holds left m numbered and kept, short
+	// of certificate(): its outcome is unknown.
 	admit(s bodySink, m *message) error
 	// open reads m's body back for a delivery.
 	open(m *message) (io.ReadCloser, error)

@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"errors"
 	"io"
 
 	weida "github.com/weida-go/weida/core"
@@ -107,12 +108,16 @@ func (k *storeKeeper) newBody() (bodySink, error) {
 
 func (k *storeKeeper) admit(s bodySink, m *message) error {
 	sm, err := k.q.Admit(s.(storeSink).b, storeMeta(m.meta))
-	if err != nil {
+	if err != nil && !errors.Is(err, store.ErrNotDurable) {
 		return err
 	}
-	m.id = sm.Seq
-	return nil
+	m.id = sm.Seq // recorded, durable or not
+	return err
 }
+
+// recorded: an admit that failed this way left its message in the store,
+// where a restart may find it (its ADMIT was written, its fsync failed).
+func recorded(err error) bool { return errors.Is(err, store.ErrNotDurable) }
 
 func (k *storeKeeper) open(m *message) (io.ReadCloser, error) { return k.q.OpenBody(m.id) }
 func (k *storeKeeper) settle(m *message) error                { return k.q.Settle(m.id) }

@@ -35,7 +35,10 @@ type queue struct {
 	// Admissions that ended without a message: refused (full, retiring,
 	// store failure) or interrupted (the producer reset or vanished).
 	refused, interrupted atomic.Uint64
-	wg                   sync.WaitGroup // every goroutine the queue started
+	// Admissions recorded short of the certificate (their fsync failed):
+	// held, their producers told no verdict.
+	unconfirmed atomic.Uint64
+	wg          sync.WaitGroup // every goroutine the queue started
 
 	// Owned by the loop.
 	ready        []*message // head first
