@@ -193,6 +193,11 @@ type QueueStats struct {
 	// with NO_REPLY, a report never says Stored), since a crash may or may
 	// not take them.
 	Unconfirmed uint64
+	// BadReports counts deliveries whose consumer reported Processed
+	// beyond the body's length: ignored (it settles nothing, so the
+	// delivery stays out until its consumer gives it back or goes), the
+	// connection kept.
+	BadReports uint64
 	// Deferred counts messages set aside while their body cannot be read
 	// for a reason that may pass (out of file descriptors, EIO): each is
 	// retried after a back-off and is ready again then; Ready leaves them
@@ -220,7 +225,7 @@ func (b *Broker) Stats(ctx context.Context, path string) (QueueStats, error) {
 func (q *queue) stats() QueueStats {
 	s := QueueStats{Ready: len(q.ready), Unsettled: len(q.unsettled), Bytes: q.budget.charged(),
 		Consumers: len(q.consumers.list), Delivered: q.delivered, Refused: q.refused.Load(), Interrupted: q.interrupted.Load(),
-		Unconfirmed: q.unconfirmed.Load(), Deferred: len(q.deferred), Quarantined: q.quarantinedCount}
+		Unconfirmed: q.unconfirmed.Load(), BadReports: q.badReports.Load(), Deferred: len(q.deferred), Quarantined: q.quarantinedCount}
 	for _, m := range q.ready {
 		s.MaxAttempts = max(s.MaxAttempts, m.attempts)
 	}

@@ -38,7 +38,9 @@ type queue struct {
 	// Admissions recorded short of the certificate (their fsync failed):
 	// held, their producers told no verdict.
 	unconfirmed atomic.Uint64
-	wg          sync.WaitGroup // every goroutine the queue started
+	// Consumer reports ignored: Processed claimed beyond the body.
+	badReports atomic.Uint64
+	wg         sync.WaitGroup // every goroutine the queue started
 
 	// Owned by the loop.
 	ready        []*message // head first

@@ -34,7 +34,7 @@ func (q *queue) watch(d *delivery, c *weida.Cursors) {
 // and posting the settlement; it reports whether the delivery settled.
 func (q *queue) readReport(d *delivery, c *weida.Cursors) bool {
 	ctx := d.ctx
-	settled := false
+	settled, beyond := false, false
 	for {
 		snap, more, err := c.Changed(ctx)
 		if err != nil || !more {
@@ -43,17 +43,39 @@ func (q *queue) readReport(d *delivery, c *weida.Cursors) bool {
 		// A record came, so its stream was taken: the connection holds
 		// the report id no more.
 		d.giveSlot()
-		d.msg.producer.relay(snap, d.msg)
-		if !settled && settles(snap, d.msg.bodyLen) {
-			settled = true
-			q.post(settledEvent{d})
-			// The message is gone from the queue; its report is still
-			// read, for a while, for the stages the producer ordered.
-			var stop context.CancelFunc
-			ctx, stop = context.WithTimeout(q.ctx, reportDeadline)
-			defer stop()
+		if !beyond && pastTheBody(snap, d.msg.bodyLen) {
+			beyond = true
+			q.badReports.Add(1)
 		}
+		if settled || !settles(snap, d.msg.bodyLen) {
+			d.msg.producer.relay(snap, d.msg)
+			continue
+		}
+		settled = true
+		// The loop relays this snapshot once the settlement is in its
+		// state, so a producer that heard Processed finds it in Stats;
+		// later records wait for that too, since they carry it again.
+		applied := make(chan struct{})
+		q.post(settledEvent{d: d, snap: snap, applied: applied})
+		select {
+		case <-applied:
+		case <-q.stopped:
+			return true
+		}
+		// The message is gone from the queue; its report is still read,
+		// for a while, for the stages the producer ordered.
+		var stop context.CancelFunc
+		ctx, stop = context.WithTimeout(q.ctx, reportDeadline)
+		defer stop()
 	}
+}
+
+// pastTheBody reports a consumer claiming Processed beyond the body's
+// length: nobody measured it, so it settles nothing and is counted
+// (Stats.BadReports); the connection goes on.
+func pastTheBody(snap map[uint64]uint64, bodyLen uint64) bool {
+	off, ok := snap[weida.Processed]
+	return ok && off > bodyLen
 }
 
 // settles reports whether a report snapshot settles a body of bodyLen:
@@ -65,11 +87,18 @@ func settles(snap map[uint64]uint64, bodyLen uint64) bool {
 }
 
 // settledEvent: the consumer processed the message; it leaves the queue
-// and frees its bytes.
-type settledEvent struct{ d *delivery }
+// and frees its bytes. Then the settling snapshot is relayed to the
+// producer and applied is closed.
+type settledEvent struct {
+	d       *delivery
+	snap    map[uint64]uint64
+	applied chan struct{}
+}
 
 func (e settledEvent) apply(q *queue) {
 	d := e.d
+	defer close(e.applied)
+	defer d.msg.producer.relay(e.snap, d.msg)
 	if q.unsettled[d.id] != d {
 		return // put back already: a report and a loss raced, the second finds nothing
 	}
