@@ -6,6 +6,11 @@ import "io"
 // spills, to simulate a failing disk.
 func SetBodySink(b *Body, w io.Writer) { b.wrapOut = func(io.Writer) io.Writer { return w } }
 
+// Housekeep runs one round of q's writer now (write the pending records,
+// purge, remove a full batch of freed payloads), so a test can look at the
+// disk without waiting for the goroutine.
+func Housekeep(q *Queue) error { return q.housekeep() }
+
 // QueueDir is the directory of the queue for path under the data dir.
 func QueueDir(dataDir string, path []byte) string {
 	return dataDir + "/queue/" + queueID(path)

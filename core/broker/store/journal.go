@@ -78,14 +78,26 @@ func (j *journal) startSegment(first uint64) error {
 func (j *journal) append(r *record, nextSeq uint64) (uint64, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	j.buf = appendRecord(j.buf[:0], r)
+	return j.writeLocked(j.buf, nextSeq)
+}
+
+// appendFrames writes already-encoded frames (a batch) with one write(2),
+// as append does for one record.
+func (j *journal) appendFrames(frames []byte, nextSeq uint64) (uint64, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.writeLocked(frames, nextSeq)
+}
+
+func (j *journal) writeLocked(frames []byte, nextSeq uint64) (uint64, error) {
 	if j.broken != nil {
 		return 0, j.broken
 	}
-	j.buf = appendRecord(j.buf[:0], r)
-	if err := j.maybeRoll(int64(len(j.buf)), nextSeq); err != nil {
+	if err := j.maybeRoll(int64(len(frames)), nextSeq); err != nil {
 		return 0, err
 	}
-	if _, err := j.active.Write(j.buf); err != nil {
+	if _, err := j.active.Write(frames); err != nil {
 		werr := ioError("appending to journal segment", j.activePath(), err)
 		// Cut the partial record, or refuse every later append: a record
 		// written after a partial one would turn a torn tail into corruption.
@@ -94,8 +106,8 @@ func (j *journal) append(r *record, nextSeq uint64) (uint64, error) {
 		}
 		return 0, werr
 	}
-	j.activeSize += int64(len(j.buf))
-	j.written += uint64(len(j.buf))
+	j.activeSize += int64(len(frames))
+	j.written += uint64(len(frames))
 	return j.written, nil
 }
 

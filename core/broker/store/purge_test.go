@@ -44,6 +44,9 @@ func TestSegmentRollAndPurge(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			if err := store.Housekeep(q); err != nil {
+				t.Fatal(err)
+			}
 			st := q.Stats()
 			if !tc.wantSegments(st.Segments) || len(segments(t, dir)) != st.Segments {
 				t.Fatalf("after settling: Stats %+v, %d segment files", st, len(segments(t, dir)))
@@ -79,6 +82,9 @@ func TestCorruptCellSlotStillRecovers(t *testing.T) {
 		}
 		for seq := uint64(1); seq <= 15; seq++ {
 			q.Settle(seq)
+		}
+		if err := store.Housekeep(q); err != nil {
+			t.Fatal(err)
 		}
 		gen := q.Stats().Generation
 		mustClose(t, s) // writes generation gen+1 into the other slot

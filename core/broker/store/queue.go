@@ -8,14 +8,6 @@ import (
 	"github.com/weida-go/weida/core/errs"
 )
 
-// Freed payloads are removed in batches, after one journal fsync makes the
-// SETTLE records that freed them durable: a payload deleted before its
-// SETTLE reached disk would turn a crash into a corrupt store.
-const (
-	freeBatch      = 64
-	freeBatchBytes = 64 << 20
-)
-
 // Queue is one persistent queue: its journal and live set. Its methods are
 // safe for concurrent use; Admits may run in parallel and share fsyncs.
 type Queue struct {
@@ -37,12 +29,24 @@ type Queue struct {
 	freed      [][32]byte // payloads at zero references awaiting a journal sync
 	freedBytes uint64
 	closed     bool
+
+	// pending holds the SETTLE and ATTEMPT frames the writer goroutine has
+	// not written yet (writer.go); writerErr is its first failure since the
+	// last Settle or Attempt reported one.
+	pending   []byte
+	writerErr error
+	houseMu   sync.Mutex    // one housekeeping round at a time
+	wake      chan struct{} // capacity 1: "pending or freed has work"
+	stop      chan struct{} // closed by Close
+	stopped   chan struct{} // closed by the writer when it returns
 }
 
 func newQueue(s *Store, id string, d Durability, j *journal, rq *recovered) *Queue {
 	q := &Queue{s: s, id: id, dur: d, j: j, live: rq.live, quarantine: rq.quarantined, nextSeq: rq.nextSeq,
 		cell: rq.cell, tornTails: rq.tornTails, dropped: rq.dropped}
 	q.order = rq.pinned()
+	q.wake, q.stop, q.stopped = make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
+	go q.writeLoop()
 	for _, m := range rq.live {
 		q.liveBytes += m.BodyLen
 	}
@@ -154,74 +158,6 @@ func (q *Queue) notLive(seq uint64) error {
 	return errs.New(errs.KindRuntime, "store: queue %s has no live message with seq %d", q.id[:12], seq)
 }
 
-// Settle records that seq is done. It does not fsync: a SETTLE lost in a
-// crash means a redelivery, which at-least-once allows. The payload is freed
-// when no live message of any queue references it, after a later journal
-// sync; whole segments are purged once every message they admitted is settled.
-func (q *Queue) Settle(seq uint64) error {
-	q.mu.Lock()
-	if q.closed {
-		q.mu.Unlock()
-		return errClosed
-	}
-	m := q.live[seq]
-	if m == nil {
-		q.mu.Unlock()
-		return q.notLive(seq)
-	}
-	if _, err := q.j.append(&record{typ: recSettle, seq: seq}, q.nextSeq); err != nil {
-		q.mu.Unlock()
-		return err
-	}
-	delete(q.live, seq)
-	q.liveBytes -= m.BodyLen
-	if !m.isInline() && q.s.payloads.release(m.Digest) {
-		q.freed = append(q.freed, m.Digest)
-		q.freedBytes += m.BodyLen
-	}
-	err := q.purgeLocked()
-	var freed [][32]byte
-	if len(q.freed) >= freeBatch || q.freedBytes >= freeBatchBytes {
-		freed, q.freed, q.freedBytes = q.freed, nil, 0
-	}
-	q.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	return q.removeFreed(freed)
-}
-
-// removeFreed syncs the journal (so the SETTLEs are durable) and then
-// removes the payloads that are still unreferenced.
-func (q *Queue) removeFreed(ds [][32]byte) error {
-	if len(ds) == 0 {
-		return nil
-	}
-	if err := q.j.syncTo(q.j.end()); err != nil {
-		return err
-	}
-	return q.s.payloads.removeUnreferenced(ds)
-}
-
-// Attempt records that seq has now been delivered count times. It does not
-// fsync: an ATTEMPT lost in a crash only lowers a redelivery label.
-func (q *Queue) Attempt(seq, count uint64) error {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.closed {
-		return errClosed
-	}
-	m := q.live[seq]
-	if m == nil {
-		return q.notLive(seq)
-	}
-	if _, err := q.j.append(&record{typ: recAttempt, seq: seq, count: count}, q.nextSeq); err != nil {
-		return err
-	}
-	m.Attempts = count
-	return nil
-}
-
 // lowWaterLocked is the smallest live seq, or nextSeq when nothing is live:
 // every seq below it is settled.
 func (q *Queue) lowWaterLocked() uint64 {
@@ -236,69 +172,4 @@ func (q *Queue) lowWaterLocked() uint64 {
 		return q.order[q.head]
 	}
 	return q.nextSeq
-}
-
-// purgeLocked deletes the leading segments whose messages are all settled,
-// after writing the new low-water mark to the checkpoint cell.
-func (q *Queue) purgeLocked() error {
-	lw := q.lowWaterLocked()
-	k := q.j.purgeable(lw)
-	if k == 0 {
-		return nil
-	}
-	if err := q.writeCellLocked(lw); err != nil {
-		return err
-	}
-	return q.j.purge(k)
-}
-
-func (q *Queue) writeCellLocked(lowWater uint64) error {
-	c := checkpoint{generation: q.cell.generation + 1, lowWater: lowWater, nextSeq: q.nextSeq}
-	if err := writeCell(q.s.fs, q.j.dir, c); err != nil {
-		return err
-	}
-	q.cell = c
-	return nil
-}
-
-// Close syncs the journal, removes payloads freed since the last batch,
-// writes the checkpoint cell and closes the files. It is idempotent. The
-// queue's live messages keep their payload references, and OpenQueue on the
-// same Store hands them back.
-func (q *Queue) Close() error {
-	q.mu.Lock()
-	if q.closed {
-		q.mu.Unlock()
-		return nil
-	}
-	q.closed = true
-	freed := q.freed
-	q.freed = nil
-	err := q.j.syncTo(q.j.end())
-	if err == nil {
-		err = q.s.payloads.removeUnreferenced(freed)
-	}
-	if err == nil {
-		err = q.writeCellLocked(q.lowWaterLocked())
-	}
-	parked := q.handOverLocked()
-	q.mu.Unlock()
-	if cerr := q.j.close(); err == nil {
-		err = cerr
-	}
-	q.s.park(q.id, parked, err)
-	return err
-}
-
-// handOverLocked moves the live set out of the closing queue into the state
-// the next OpenQueue of its path starts from, as recovery would build it.
-func (q *Queue) handOverLocked() *recovered {
-	q.j.mu.Lock()
-	defer q.j.mu.Unlock()
-	rq := &recovered{
-		dir: q.j.dir, cell: q.cell, segs: append([]segment(nil), q.j.segs...), activeSize: q.j.activeSize,
-		live: q.live, quarantined: q.quarantine, nextSeq: q.nextSeq, tornTails: q.tornTails, dropped: q.dropped,
-	}
-	q.live, q.quarantine, q.order, q.head, q.liveBytes = nil, nil, nil, 0, 0
-	return rq
 }

@@ -31,6 +31,9 @@ func TestSettledPayloadsRemovedInBatches(t *testing.T) {
 		if err := q.Settle(m.Seq); err != nil {
 			t.Fatal(err)
 		}
+		if err := store.Housekeep(q); err != nil {
+			t.Fatal(err)
+		}
 		if i == batch-2 && !onDisk(msgs[0]) {
 			t.Fatal("a payload was removed before its batch was synced")
 		}
