@@ -12,6 +12,7 @@ type Offsets struct {
 	order  Order
 	offset [MaxLevels]uint64
 	seen   uint32 // bit i: order.Level(i) was reported at least once
+	stray  uint64 // records for a level that was not ordered
 }
 
 // NewOffsets returns an empty table for the levels of o.
@@ -23,6 +24,7 @@ func NewOffsets(o Order) Offsets { return Offsets{order: o} }
 func (s *Offsets) Apply(rec wire.CursorRecord) bool {
 	i, ok := s.order.Index(rec.Level)
 	if !ok {
+		s.stray++
 		return false
 	}
 	bit := uint32(1) << i
@@ -55,6 +57,10 @@ func (s *Offsets) Snapshot() map[uint64]uint64 {
 	}
 	return m
 }
+
+// Stray counts the records ignored for a level that was not ordered: a
+// receiver reporting what it was not asked, which is no error (rule 2).
+func (s *Offsets) Stray() uint64 { return s.stray }
 
 // Order is the order the table follows.
 func (s *Offsets) Order() Order { return s.order }

@@ -74,3 +74,17 @@ func TestOffsetsKeepTheMaximum(t *testing.T) {
 		})
 	}
 }
+
+func TestOffsetsCountRecordsForLevelsNotOrdered(t *testing.T) {
+	order, err := NewOrder([]uint64{Processed}, Progress)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewOffsets(order)
+	for _, rec := range []wire.CursorRecord{{Level: Stored, Offset: 3}, {Level: Processed, Offset: 3}, {Level: ApplicationFloor, Offset: 1}} {
+		s.Apply(rec)
+	}
+	if got := s.Snapshot(); !maps.Equal(got, map[uint64]uint64{Processed: 3}) || s.Stray() != 2 {
+		t.Fatalf("snapshot %v, %d stray; want Processed at 3 and 2 stray records", got, s.Stray())
+	}
+}

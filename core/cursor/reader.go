@@ -20,10 +20,22 @@ type Reader struct {
 	start, end int    // the unparsed bytes are buf[start:end]
 	err        error  // sticky: the stream's end or the violation seen
 	bytes      uint64 // record bytes read from src
+	maxOffset  uint64 // records beyond it are dropped (SetMaxOffset)
+	beyond     uint64 // records dropped for it
 }
 
 // NewReader returns a reader of the records src carries.
-func NewReader(src io.Reader) *Reader { return &Reader{src: src} }
+func NewReader(src io.Reader) *Reader { return &Reader{src: src, maxOffset: wire.MaxVarint} }
+
+// SetMaxOffset makes Next drop every later record whose offset is beyond
+// max: the length of the transfer reported on, once the orderer knows it.
+// A receiver cannot have reached a byte the transfer does not have, so
+// such a record measures nothing; it is not a violation (the connection
+// goes on) and the records around it still count. Beyond counts them.
+func (r *Reader) SetMaxOffset(max uint64) { r.maxOffset = max }
+
+// Beyond counts the records dropped for an offset past SetMaxOffset's.
+func (r *Reader) Beyond() uint64 { return r.beyond }
 
 // Next fills recs with the stream's next records and returns how many,
 // reading the stream only when no whole record is buffered. Like
@@ -67,9 +79,13 @@ func (r *Reader) parse(recs []wire.CursorRecord) (int, error) {
 			r.fail(err)
 			return n, err
 		}
+		r.start += used
+		if rec.Offset > r.maxOffset {
+			r.beyond++
+			continue
+		}
 		recs[n] = rec
 		n++
-		r.start += used
 	}
 	return n, nil
 }

@@ -173,3 +173,29 @@ func TestReaderFloodAllocatesNothingPerRecord(t *testing.T) {
 		t.Fatalf("Processed at %d, want the maximum 999", got)
 	}
 }
+
+func TestReaderDropsRecordsBeyondTheTransfersLength(t *testing.T) {
+	recs := []wire.CursorRecord{
+		{Level: Processed, Offset: 10},
+		{Level: Processed, Offset: 11}, // one past a 10-byte transfer
+		{Level: Stored, Offset: wire.MaxVarint},
+		{Level: Stored, Offset: 4},
+	}
+	r := NewReader(iotest.OneByteReader(bytes.NewReader(encode(recs...))))
+	r.SetMaxOffset(10)
+	got, err := readAll(r)
+	if err != io.EOF {
+		t.Fatalf("read ended with %v, want a clean EOF: an offset past the length is no violation", err)
+	}
+	if want := []wire.CursorRecord{recs[0], recs[3]}; !slices.Equal(got, want) {
+		t.Fatalf("records %v, want %v", got, want)
+	}
+	if r.Beyond() != 2 {
+		t.Fatalf("Beyond() = %d, want 2", r.Beyond())
+	}
+	// Without a bound every encodable offset is read (the default).
+	all, _ := readAll(NewReader(bytes.NewReader(encode(recs...))))
+	if !slices.Equal(all, recs) {
+		t.Fatalf("unbounded reader returned %v", all)
+	}
+}
