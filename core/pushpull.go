@@ -198,6 +198,9 @@ func (p *Puller) Close() error {
 // A payload read whole before that is still returned. Replier.Accept reads
 // requests with it too.
 func pullCollect(ctx context.Context, t *IncomingTransfer, maxBytes int64) ([]byte, error) {
+	if body, ok := t.in.TakeWhole(maxBytes); ok { // in hand already: no read to abandon
+		return body, nil
+	}
 	stop := neverStops
 	if ctx.Done() != nil { // a context that cannot end needs no watcher
 		stop = context.AfterFunc(ctx, func() { t.in.Refuse(wire.CodeRejected) })

@@ -307,6 +307,9 @@ func collect(in *transport.InStream, maxBytes int64) ([]byte, error) {
 	if maxBytes < 0 {
 		return nil, errs.New(errs.KindRuntime, "collect: the ceiling must not be negative")
 	}
+	if body, ok := in.TakeWhole(maxBytes); ok {
+		return body, nil
+	}
 	sp := collectScratch.Get().(*[]byte)
 	defer collectScratch.Put(sp)
 	scratch := (*sp)[:min(int64(len(*sp)), maxBytes+1)]

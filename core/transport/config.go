@@ -113,6 +113,11 @@ func (c Config) quicConfig(dialling bool) *quic.Config {
 		MaxIncomingStreams:             l.MaxConcurrentBidiStreams,
 		MaxIncomingUniStreams:          l.MaxConcurrentUniStreams,
 		EnableDatagrams:                c.DatagramReceiveBytes > 0,
+		// A peer's stream counts against its budget until this side
+		// releases it: at once on accepting it, except a one-way transfer
+		// read ahead, whose FIN may be in hand before anyone read it
+		// (uniahead.go).
+		RequireStreamCreditRelease: true,
 	}
 	if dialling {
 		qc.KeepAlivePeriod = l.KeepAlive

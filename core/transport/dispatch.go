@@ -30,11 +30,16 @@ type Handler interface {
 // acceptUni accepts uni streams and serves each on the accepting goroutine
 // (acceptLoop): no new goroutine, and no fresh stack to grow, per message.
 func (c *Conn) acceptUni() {
-	acceptLoop(c, &c.acceptingUni, c.qc.AcceptUniStream, func(s *quic.ReceiveStream) { c.serveUni(s) })
+	acceptLoop(c, &c.acceptingUni, c.qc.AcceptUniStream, c.serveQUICUni)
 }
 
 // acceptBidi accepts exchanges and serves each on the accepting goroutine.
-func (c *Conn) acceptBidi() { acceptLoop(c, &c.accepting, c.qc.AcceptStream, c.serveBidi) }
+func (c *Conn) acceptBidi() {
+	acceptLoop(c, &c.accepting, c.qc.AcceptStream, func(s *quic.Stream) {
+		s.ReleaseStreamCredit() // its credit returns when it completed, as by default
+		c.serveBidi(s)
+	})
+}
 
 // maxAccepting bounds the goroutines a connection keeps waiting in each
 // accept loop between streams.
@@ -95,7 +100,8 @@ func (a *acceptors) again() bool {
 }
 
 // serveUni reads a uni stream's preamble, parks it until negotiation (unless
-// it is the HELLO), then reads the header and dispatches by kind.
+// it is the HELLO), then reads the header and dispatches by kind. Once
+// negotiated it reads ahead (uniahead.go).
 func (c *Conn) serveUni(s recvHalf) {
 	p, err := c.readPreamble(s)
 	if err != nil {

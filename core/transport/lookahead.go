@@ -20,11 +20,11 @@ import (
 // acknowledgement resolves, reads delivered, as it would have had the
 // refusal come an instant later. Only QUIC streams of a negotiated
 // connection that is not draining read ahead: a parked or refused stream
-// still holds no more than its preamble. Only an exchange's two halves
-// read ahead, both DATA for an InStream to read; a uni stream may be a
-// CURSOR or FLOW stream whose reader takes it raw. An exchange waiting in
-// an endpoint queue holds its lookahead (at most lookaheadLen bytes) until
-// it is read.
+// still holds no more than its preamble. An exchange's two halves and a
+// one-way transfer read ahead for an InStream; a uni stream of another
+// kind hands what was read ahead to its raw reader (uniahead.go). A
+// transfer waiting in an endpoint queue holds its lookahead (at most
+// lookaheadLen bytes) until it is read.
 
 // lookaheadLen is what the one read asks for: a small message whole.
 const lookaheadLen = 2048
@@ -44,6 +44,20 @@ var lookaheads = sync.Pool{New: func() any { return new(lookahead) }}
 func (la *lookahead) release() {
 	la.off, la.end, la.err = 0, 0, nil
 	lookaheads.Put(la)
+}
+
+// take copies out the bytes not handed out yet, as many as p holds. Once
+// none is left it releases la and reports drained, with what the read
+// returned after them (io.EOF for the FIN).
+func (la *lookahead) take(p []byte) (n int, drained bool, err error) {
+	n = copy(p, la.buf[la.off:la.end])
+	la.off += n
+	if la.off < la.end {
+		return n, false, nil
+	}
+	err = la.err
+	la.release()
+	return n, true, err
 }
 
 // pending reports whether la holds anything to hand out: bytes or an end.
@@ -134,16 +148,16 @@ func (i *InStream) attach(la *lookahead) {
 // readAhead hands out lookahead bytes, then the read's end, and releases the
 // buffer once it is drained.
 func (i *InStream) readAhead(la *lookahead, p []byte) (int, error) {
-	n := copy(p, la.buf[la.off:la.end])
-	la.off += n
-	if la.off < la.end {
+	n, drained, err := la.take(p)
+	if !drained {
 		return n, nil
 	}
-	err := la.err
 	i.ahead = nil
-	la.release()
 	if err == io.EOF {
 		i.eof.Store(true)
+	}
+	if err != nil {
+		i.ended()
 	}
 	return n, readError(err)
 }

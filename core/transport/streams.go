@@ -220,6 +220,23 @@ type InStream struct {
 	// refused is set by Refuse: the lookahead is then no longer handed
 	// out, as quic-go hands out nothing buffered once a read is canceled.
 	refused atomic.Bool
+	// credit is the QUIC stream of a one-way transfer whose lookahead may
+	// hold its FIN: quic-go gives the peer the stream's credit back only
+	// once it is released here, at the read's end or a refusal, so a
+	// transfer nobody read still pins one stream of the peer's budget
+	// (uniahead.go). Nil when the credit was never held back.
+	credit creditHolder
+}
+
+// creditHolder is a stream whose credit returns to the peer only when
+// released (quic.Config.RequireStreamCreditRelease).
+type creditHolder interface{ ReleaseStreamCredit() }
+
+// ended gives the stream's credit back once its reading is over.
+func (i *InStream) ended() {
+	if i.credit != nil {
+		i.credit.ReleaseStreamCredit()
+	}
 }
 
 func newInStream(c *Conn, s recvHalf, h wire.Data) *InStream {
@@ -241,7 +258,27 @@ func (i *InStream) Read(p []byte) (int, error) {
 	if err == io.EOF {
 		i.eof.Store(true)
 	}
+	if err != nil {
+		i.ended()
+	}
 	return n, readError(err)
+}
+
+// TakeWhole hands out the whole payload when the read that brought the
+// header also brought every payload byte and the FIN, and they are at most
+// maxBytes: a copy of exactly their size, the stream then at its end. It
+// reports false, having taken nothing, otherwise; the caller reads on.
+func (i *InStream) TakeWhole(maxBytes int64) ([]byte, bool) {
+	la := i.ahead
+	if la == nil || la.err != io.EOF || int64(la.end-la.off) > maxBytes || i.refused.Load() {
+		return nil, false
+	}
+	body := append(make([]byte, 0, la.end-la.off), la.buf[la.off:la.end]...)
+	i.ahead = nil
+	la.release()
+	i.eof.Store(true)
+	i.ended()
+	return body, true
 }
 
 // Refuse stops the sender: STOP_SENDING(code), e.g. REJECTED or
@@ -251,6 +288,7 @@ func (i *InStream) Refuse(code wire.AppCode) {
 		i.refused.Store(true)
 		i.s.CancelRead(quic.StreamErrorCode(code))
 	}
+	i.ended()
 }
 
 // AtEOF reports whether the FIN was read.
