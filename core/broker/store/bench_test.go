@@ -73,70 +73,73 @@ func benchmarkAdmit(b *testing.B, size int) {
 // single Settle: a call that waits for an fsync holds up the broker's
 // queue loop, which makes it.
 func BenchmarkSettle8KiB(b *testing.B) {
+	eachDurability(b, func(b *testing.B, q *store.Queue) {
+		seqs := make([]uint64, b.N)
+		for i := range seqs {
+			seqs[i] = admitNumbered(b, q, i)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		var slowest time.Duration
+		for _, seq := range seqs {
+			began := time.Now()
+			if err := q.Settle(seq); err != nil {
+				b.Fatal(err)
+			}
+			slowest = max(slowest, time.Since(began))
+		}
+		b.ReportMetric(float64(slowest.Microseconds()), "max-us/settle")
+	})
+}
+
+// eachDurability runs bench on a fresh Written and a fresh Flushed queue
+// with 1 MiB segments.
+func eachDurability(b *testing.B, bench func(*testing.B, *store.Queue)) {
 	for _, d := range []store.Durability{store.Written, store.Flushed} {
 		b.Run(d.String(), func(b *testing.B) {
 			s := openStore(b, b.TempDir(), store.Options{SegmentBytes: 1 << 20})
 			defer s.Close()
 			q, _ := openQueue(b, s, d)
-			body := make([]byte, 8<<10)
-			seqs := make([]uint64, b.N)
-			for i := range seqs {
-				binary.LittleEndian.PutUint64(body, uint64(i))
-				w, _ := q.NewBody()
-				w.Write(body)
-				m, err := q.Admit(w, store.Meta{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				seqs[i] = m.Seq
-			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			var slowest time.Duration
-			for _, seq := range seqs {
-				began := time.Now()
-				if err := q.Settle(seq); err != nil {
-					b.Fatal(err)
-				}
-				slowest = max(slowest, time.Since(began))
-			}
-			b.ReportMetric(float64(slowest.Microseconds()), "max-us/settle")
+			bench(b, q)
 		})
 	}
+}
+
+// admitNumbered admits body (8 KiB: one payload file) made distinct by i.
+func admitNumbered(b *testing.B, q *store.Queue, body []byte, i int) uint64 {
+	binary.LittleEndian.PutUint64(body, uint64(i))
+	w, err := q.NewBody()
+	if err != nil {
+		b.Fatal(err)
+	}
+	w.Write(body)
+	m, err := q.Admit(w, store.Meta{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m.Seq
 }
 
 // BenchmarkSteadyQueue is a queue in steady state, as the broker drives
 // it: each op admits an 8 KiB message, records a delivery ATTEMPT for it
 // and settles the one admitted 64 ops before (64 in flight).
 func BenchmarkSteadyQueue(b *testing.B) {
-	for _, d := range []store.Durability{store.Written, store.Flushed} {
-		b.Run(d.String(), func(b *testing.B) {
-			s := openStore(b, b.TempDir(), store.Options{SegmentBytes: 1 << 20})
-			defer s.Close()
-			q, _ := openQueue(b, s, d)
-			body := make([]byte, 8<<10)
-			var inFlight []uint64
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				binary.LittleEndian.PutUint64(body, uint64(i))
-				w, _ := q.NewBody()
-				w.Write(body)
-				m, err := q.Admit(w, store.Meta{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := q.Attempt(m.Seq, 1); err != nil {
-					b.Fatal(err)
-				}
-				if inFlight = append(inFlight, m.Seq); len(inFlight) > 64 {
-					if err := q.Settle(inFlight[0]); err != nil {
-						b.Fatal(err)
-					}
-					inFlight = inFlight[1:]
-				}
+	eachDurability(b, func(b *testing.B, q *store.Queue) {
+		var inFlight []uint64
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			seq := admitNumbered(b, q, body, i)
+			if err := q.Attempt(seq, 1); err != nil {
+				b.Fatal(err)
 			}
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
-		})
-	}
+			if inFlight = append(inFlight, seq); len(inFlight) > 64 {
+				if err := q.Settle(inFlight[0]); err != nil {
+					b.Fatal(err)
+				}
+				inFlight = inFlight[1:]
+			}
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+	})
 }

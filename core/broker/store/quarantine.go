@@ -11,18 +11,14 @@ package store
 // Quarantining a message already quarantined does nothing.
 func (q *Queue) Quarantine(seq uint64, reason string) error {
 	q.mu.Lock()
-	if q.closed {
-		q.mu.Unlock()
-		return errClosed
-	}
-	if q.quarantine[seq] != nil {
+	if q.quarantine[seq] != nil && !q.closed {
 		q.mu.Unlock()
 		return nil
 	}
-	m := q.live[seq]
-	if m == nil {
+	m, err := q.liveLocked(seq)
+	if err != nil {
 		q.mu.Unlock()
-		return q.notLive(seq)
+		return err
 	}
 	end, err := q.j.append(&record{typ: recQuarantine, seq: seq, reason: []byte(reason)}, q.nextSeq)
 	if err != nil {

@@ -154,6 +154,17 @@ func (q *Queue) isClosed() bool {
 	return q.closed
 }
 
+// liveLocked returns the live message seq, or why there is none.
+func (q *Queue) liveLocked(seq uint64) (*Message, error) {
+	if q.closed {
+		return nil, errClosed
+	}
+	if m := q.live[seq]; m != nil {
+		return m, nil
+	}
+	return nil, q.notLive(seq)
+}
+
 func (q *Queue) notLive(seq uint64) error {
 	return errs.New(errs.KindRuntime, "store: queue %s has no live message with seq %d", q.id[:12], seq)
 }

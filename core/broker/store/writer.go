@@ -40,12 +40,9 @@ const (
 func (q *Queue) Settle(seq uint64) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.closed {
-		return errClosed
-	}
-	m := q.live[seq]
-	if m == nil {
-		return q.notLive(seq)
+	m, err := q.liveLocked(seq)
+	if err != nil {
+		return err
 	}
 	q.pending = appendRecord(q.pending, &record{typ: recSettle, seq: seq})
 	delete(q.live, seq)
@@ -63,12 +60,9 @@ func (q *Queue) Settle(seq uint64) error {
 func (q *Queue) Attempt(seq, count uint64) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.closed {
-		return errClosed
-	}
-	m := q.live[seq]
-	if m == nil {
-		return q.notLive(seq)
+	m, err := q.liveLocked(seq)
+	if err != nil {
+		return err
 	}
 	q.pending = appendRecord(q.pending, &record{typ: recAttempt, seq: seq, count: count})
 	m.Attempts = count
