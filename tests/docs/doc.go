@@ -8,4 +8,8 @@
 // The checks read files only; they need no network and no build.
 //
 //	go test -count=1 ./tests/docs/
+//
+// guide.sh, beside them, is the slower check of docs/GUIDE.md: it builds
+// the library, the wheel and the npm package in a temporary folder and runs
+// the guide's programs, comparing their output with the guide's.
 package docs
