@@ -74,9 +74,9 @@ func benchmarkAdmit(b *testing.B, size int) {
 // queue loop, which makes it.
 func BenchmarkSettle8KiB(b *testing.B) {
 	eachDurability(b, func(b *testing.B, q *store.Queue) {
-		seqs := make([]uint64, b.N)
+		body, seqs := make([]byte, 8<<10), make([]uint64, b.N)
 		for i := range seqs {
-			seqs[i] = admitNumbered(b, q, i)
+			seqs[i] = admitNumbered(b, q, body, i)
 		}
 		b.ReportAllocs()
 		b.ResetTimer()
@@ -125,7 +125,7 @@ func admitNumbered(b *testing.B, q *store.Queue, body []byte, i int) uint64 {
 // and settles the one admitted 64 ops before (64 in flight).
 func BenchmarkSteadyQueue(b *testing.B) {
 	eachDurability(b, func(b *testing.B, q *store.Queue) {
-		var inFlight []uint64
+		body, inFlight := make([]byte, 8<<10), []uint64(nil)
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
