@@ -294,3 +294,25 @@ func TestProtocolVarintsAndFingerprint(t *testing.T) {
 		t.Errorf("uppercase digits: %x, %v", upper[:], err)
 	}
 }
+
+// goldenEntryRe is one entry of core/wire's goldenFrames table:
+// {n, "57 01 ...", ...}.
+var goldenEntryRe = regexp.MustCompile(`\{(\d+), "([0-9A-F ]+)"`)
+
+// TestProtocolVectorsAreTheCodecsOwn checks that §15.1 prints exactly the
+// frame vectors core/wire's own golden test holds, number for number.
+func TestProtocolVectorsAreTheCodecsOwn(t *testing.T) {
+	codec := map[string]string{}
+	for _, m := range goldenEntryRe.FindAllStringSubmatch(readFile(t, repoRoot(t), "core/wire/golden_test.go"), -1) {
+		codec[m[1]] = m[2]
+	}
+	rows := hexRows(t, protocolSection(t, "15.1"))
+	if len(codec) != len(rows) {
+		t.Fatalf("core/wire/golden_test.go has %d frame vectors, §15.1 %d", len(codec), len(rows))
+	}
+	for _, r := range rows {
+		if got := codec[r.cells[0]]; got != strings.ToUpper(r.hex) {
+			t.Errorf("vector %s: core/wire has %q, the document %q", r.cells[0], got, r.hex)
+		}
+	}
+}
