@@ -122,6 +122,35 @@ class CtrlC(BoundedCase):
         asker.join()
         self.assertEqual(replies, [b"AFTER"])
 
+    def test_a_signal_handler_may_make_a_blocking_call(self):
+        # The handler's send waits inside the recv's wait, on the same queue:
+        # whichever outcome comes first, neither is lost.
+        rt = weida.sync.Runtime()
+        binding = rt.bind_inproc("ctrl-c-nested")
+        puller = binding.puller("/p")
+        pusher = rt.pusher(by_address())
+        pusher.connect("weida+inproc://ctrl-c-nested/p")
+        entered = threading.Event()
+        real_select = _interrupt._select
+
+        def watched_select(r, w, x, *timeout):
+            entered.set()
+            return real_select(r, w, x, *timeout)
+
+        def signal_once():
+            entered.wait()
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGUSR1)
+
+        previous = signal.signal(signal.SIGUSR1, lambda *_: pusher.send(b"from the handler"))
+        _interrupt._select = watched_select
+        try:
+            threading.Thread(target=signal_once, daemon=True).start()
+            payload, _ = puller.recv(64)
+        finally:
+            _interrupt._select = real_select
+            signal.signal(signal.SIGUSR1, previous)
+        self.assertEqual(payload, b"from the handler")
+
     def test_other_threads_block_as_before(self):
         rt = weida.sync.Runtime()
         binding = rt.bind_inproc("ctrl-c-thread")

@@ -14,7 +14,7 @@ threads, which no signal reaches, call the blocking form directly.
 
 The object mimics the C library: ``lib.weida_replier_accept(h, n, byref(out))``
 has the blocking form's arguments and return code, with the outputs filled
-in and ``weida_last_error`` set on this thread as the blocking call would.
+in; a failure is raised as ``check`` would raise it (WEIDA_END is returned).
 """
 
 from __future__ import annotations
@@ -22,37 +22,45 @@ from __future__ import annotations
 import threading
 from select import select as _select
 from ctypes import byref, c_uint64
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from . import _cq
 from ._boundary import close
-from ._ffi import OK, WAITING, lib as _lib
+from ._errors import error_for
+from ._ffi import END, OK, WAITING, lib as _lib
 
 # A pointer-to-uint64 output of a waiting call is a handle, except the two
 # counts drain returns: a handle left over from a cancelled call is closed.
 _COUNTS = {"weida_runtime_drain"}
 _U64_OUT = WAITING["weida_runtime_drain"][0]
 
-Outcome = Tuple[int, int, int]  # code, a, b
+Outcome = Tuple[int, int, int, str]  # code, a, b, the failure's sentence
 
 #: The longest a signal can wait to be handled during a blocking call.
 _SLICE = 0.02
 
 
 class _Queue:
-    """The main thread's completion queue: at most one operation in flight."""
+    """The main thread's completion queue: one operation per wait, waits nested
+    only when a signal handler makes a blocking call."""
 
     def __init__(self) -> None:
         cq = _cq.CompletionQueue()
         self.handle, self.fd = cq.handle, cq.fd
         self.drainer = cq.drainer()
+        # Outcomes drained while waiting for another op: a signal handler
+        # that itself made a blocking call nests a wait inside a wait.
+        self.early: Dict[int, Outcome] = {}
 
     def wait(self, op: int) -> Outcome:
         """The outcome of op; a signal handler that raises interrupts it."""
         while True:
-            for got, code, a, b, _ in self.drainer.drain():
-                if got == op:  # a failure's sentence stays this thread's last error
-                    return code, a, b
+            if op in self.early:
+                return self.early.pop(op)
+            for got, code, a, b, cause in self.drainer.drain():
+                self.early[got] = (code, a, b, cause)
+            if op in self.early:
+                return self.early.pop(op)
             # In slices: a signal that lands just before select() would
             # otherwise leave its handler pending until the call returns.
             _select([self.fd], [], [], _SLICE)
@@ -95,10 +103,10 @@ def _interruptible(name: str) -> Callable[..., int]:
         if rc != OK:
             return rc
         try:
-            code, a, b = q.wait(op.value)
+            code, a, b, cause = q.wait(op.value)
         except BaseException:
             _lib.weida_op_cancel(op.value)
-            code, a, b = q.settle(op.value)
+            code, a, b, _ = q.settle(op.value)
             if code == OK:  # it finished before the cancel: drop what it made
                 for value, is_handle in zip((a, b), handles):
                     if is_handle:
@@ -107,6 +115,10 @@ def _interruptible(name: str) -> Callable[..., int]:
         if code == OK:
             for out, value in zip(outs, (a, b)):
                 out._obj.value = value  # a byref() of the caller's ctypes value
+        elif code != END:
+            # Raised here with the sentence drained with it: the thread's
+            # last error may be a nested call's by now.
+            raise error_for(code, cause)
         return code
 
     call.__name__ = name
