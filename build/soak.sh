@@ -22,6 +22,10 @@ set +e
 WEIDA_HEAVY=1 WEIDA_SOAK="$soak" go test -p 1 -count=1 -v -timeout 90m ./tests/... 2>&1 | tee "$log" |
 	grep -E '^(=== RUN|--- (PASS|FAIL|SKIP)|ok|FAIL|PASS)' | grep -v '^=== RUN'
 status=${PIPESTATUS[0]}
+echo "== broker soak: one consumer connection, 20 subscriptions, 100,000 messages, reports withheld"
+WEIDA_HEAVY=1 go test -count=1 -v -timeout 20m -run '^TestSoakOneConnectionTwentySubscriptions$' ./core/broker/ 2>&1 |
+	tee -a "$log" | grep -E '^(--- (PASS|FAIL)|ok|FAIL)'
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 set -e
 
 echo
