@@ -21,8 +21,10 @@ var (
 	// may stand between it and the previous one: "§8.2", ", §8.3",
 	// " rule 3, §14.3", " and §8.5", "-§10".
 	sectionRefRe = regexp.MustCompile(`^(?:[\s,;:()–-]|\b(?:and|or|to)\b|\b(?:rules?|items?|steps?|vectors?)\s+\d+(?:\s*(?:[-–,]|and)\s*\d+)*)*§\s*(\d+(?:\.\d+)*)`)
-	// openChoiceRe is BROKER.md's numbered open choices, cited as "O-4".
-	openChoiceRe = regexp.MustCompile(`^\s*(O-\d+)`)
+	// openChoiceRe is a citation of one of BROKER.md's numbered decisions
+	// ("BROKER.md O-4"); openChoiceDefRe finds them in BROKER.md itself.
+	openChoiceRe    = regexp.MustCompile(`^\s*(O-\d+)`)
+	openChoiceDefRe = regexp.MustCompile(`\bO-\d+\b`)
 	// commentLeadRe is what starts a continued comment line.
 	commentLeadRe = regexp.MustCompile(`^\s*(?://+|#+|/?\*+/?|;+)?\s*`)
 )
@@ -46,7 +48,7 @@ func TestSpecReferencesResolve(t *testing.T) {
 		if b, err := os.ReadFile(filepath.Join(root, "docs", name+".md")); err == nil {
 			d := parseMarkdown(string(b))
 			if name == "BROKER" {
-				for _, c := range regexp.MustCompile(`\bO-\d+\b`).FindAllString(string(b), -1) {
+				for _, c := range openChoiceDefRe.FindAllString(string(b), -1) {
 					d.sections[c] = true
 				}
 			}
