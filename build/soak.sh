@@ -26,6 +26,10 @@ echo "== broker soak: one consumer connection, 20 subscriptions, 100,000 message
 WEIDA_HEAVY=1 go test -count=1 -v -timeout 20m -run '^TestSoakOneConnectionTwentySubscriptions$' ./core/broker/ 2>&1 |
 	tee -a "$log" | grep -E '^(--- (PASS|FAIL)|ok|FAIL)'
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+echo "== power loss: 200 cuts per durability (core/broker/store)"
+WEIDA_POWERCUTS=200 go test -count=1 -v -run '^TestPowerLoss' ./core/broker/store/ 2>&1 |
+	tee -a "$log" | grep -E '^(--- (PASS|FAIL)|ok|FAIL)'
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 set -e
 
 echo

@@ -50,6 +50,7 @@ func TestPowerLossKeepsEveryFlushedMessage(t *testing.T) {
 		seed, powerCutSeedEnv, seed, cuts)
 	for _, d := range []store.Durability{store.Flushed, store.Written} {
 		t.Run(d.String(), func(t *testing.T) {
+			began := time.Now()
 			r := newPowerRun(t, d, seed)
 			for r.cuts < cuts {
 				r.epoch()
@@ -59,11 +60,11 @@ func TestPowerLossKeepsEveryFlushedMessage(t *testing.T) {
 			if r.logged < r.dropped {
 				t.Errorf("%d messages dropped at recovery, %d logged", r.dropped, r.logged)
 			}
-			t.Logf("%s: %d cuts (%d during recovery), %d admitted (%d certified), %d settled, %d quarantined; "+
-				"after the cuts %d certified messages checked back intact, %d certified lost (Written only), "+
-				"%d dropped at recovery, %d torn tails cut",
+			t.Logf("figure: power loss, %s queue: %d cuts (%d during recovery), %d admitted (%d certified), %d settle calls, "+
+				"%d quarantined; after the cuts %d certified messages checked back intact, %d certified lost (Written only), "+
+				"%d dropped at recovery, %d torn tails cut; %v",
 				d, r.cuts, r.recoveryCuts, r.attempted, r.certified, r.settled, r.quarantined,
-				r.checked, r.lost, r.dropped, r.torn)
+				r.checked, r.lost, r.dropped, r.torn, time.Since(began).Round(time.Millisecond))
 		})
 	}
 }
