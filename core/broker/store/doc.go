@@ -32,7 +32,11 @@
 // [Flushed] the payload, its directory entry and the journal are fsynced
 // before Admit returns. SETTLE and ATTEMPT records are appended without
 // fsync: losing one in a crash means a redelivery or a lower attempt label,
-// both allowed under at-least-once.
+// both allowed under at-least-once. Neither Settle nor Attempt waits for the
+// disk: each queue's writer goroutine appends them in batches (one write(2)
+// each) and does the slow housekeeping — checkpoint cell, segment purge, the
+// journal fsync before freed payloads are removed — outside the queue's
+// lock, so admissions and deliveries never wait behind it (writer.go).
 //
 // # Records
 //
