@@ -113,6 +113,24 @@ func TestCompletionScriptsNameEveryVerbAndOption(t *testing.T) {
 	}
 }
 
+// Each script parses in its own shell (zsh -n, fish -n), where installed.
+func TestCompletionScriptsParse(t *testing.T) {
+	t.Parallel()
+	checks := map[string][]string{"bash": {"bash", "-n"}, "zsh": {"zsh", "-n"}, "fish": {"fish", "-n"}}
+	for shell, check := range checks {
+		t.Run(shell, func(t *testing.T) {
+			if _, err := exec.LookPath(check[0]); err != nil {
+				t.Skipf("no %s on PATH", check[0])
+			}
+			r := runWeida(t, nil, "completion", shell)
+			path := writeFile(t, "completion."+shell, r.stdout)
+			if out, err := exec.Command(check[0], append(check[1:], path)...).CombinedOutput(); err != nil {
+				t.Errorf("%s refuses the script: %v\n%s", check[0], err, out)
+			}
+		})
+	}
+}
+
 // The bash script, sourced into a real bash, completes what the parser takes.
 func TestBashCompletionCompletes(t *testing.T) {
 	t.Parallel()
@@ -142,6 +160,36 @@ func TestBashCompletionCompletes(t *testing.T) {
 		sort.Strings(got)
 		if strings.Join(got, " ") != strings.Join(c.want, " ") {
 			t.Errorf("completing %q offered %q, want %q", c.words, got, c.want)
+		}
+	}
+}
+
+// The fish script, sourced into a real fish, completes verbs and values.
+func TestFishCompletionCompletes(t *testing.T) {
+	t.Parallel()
+	fish, err := exec.LookPath("fish")
+	if err != nil {
+		t.Skip("no fish on PATH")
+	}
+	script := writeFile(t, "weida.fish", runWeida(t, nil, "completion", "fish").stdout)
+	cases := map[string][]string{
+		"weida s":              {"send", "serve", "sub"},
+		"weida sub --framing ": {"length", "line", "nul", "raw"},
+		"weida request --time": {"--timeout"},
+		"weida completion ":    {"bash", "fish", "zsh"},
+	}
+	for line, want := range cases {
+		out, err := exec.Command(fish, "-c", "source $argv[1]; complete -C $argv[2]", script, line).Output()
+		if err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		var got []string
+		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			got = append(got, strings.SplitN(l, "\t", 2)[0])
+		}
+		sort.Strings(got)
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("completing %q offered %q, want %q", line, got, want)
 		}
 	}
 }

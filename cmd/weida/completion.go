@@ -166,11 +166,13 @@ func verbNames() []string {
 	return names
 }
 
-// firstClause is an option's help up to its first ";" or "(": short
-// enough for a completion menu.
+// firstClause is an option's help up to its first "; ", ": " or " (":
+// short enough for a completion menu.
 func firstClause(help string) string {
-	if i := strings.IndexAny(help, ";("); i > 0 {
-		help = help[:i]
+	for _, stop := range []string{"; ", ": ", " ("} {
+		if i := strings.Index(help, stop); i > 0 {
+			help = help[:i]
+		}
 	}
 	return strings.TrimSpace(help)
 }
