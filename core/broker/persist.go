@@ -82,7 +82,7 @@ func recoveredMessages(msgs []store.Message) []*message {
 // recover puts recovered messages back, in their order, charged again.
 func (q *queue) recover(msgs []*message) {
 	for _, m := range msgs {
-		q.budget.used += m.charge
+		q.budget.used.Add(m.charge)
 		q.ready = append(q.ready, m)
 	}
 }
