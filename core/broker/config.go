@@ -122,8 +122,10 @@ type Config struct {
 	// consumer connection's subscriptions together; above it New refuses.
 	MaxUnsettled int
 	// OnError, when set, hears what the broker cannot tell a peer: an
-	// admission that failed at the store (the producer only sees Rejected),
-	// a body that could not be read back for delivery. It must not block.
+	// admission that failed at the store (the producer sees Rejected, or
+	// NoReply when the store recorded it but could not make it durable),
+	// a body that could not be read back for delivery (quarantined, or
+	// retried when the failure may pass). It must not block.
 	OnError func(path string, err error)
 
 	// storeFS is the store's file system in tests (nil: the OS's).

@@ -29,7 +29,10 @@
 // subscription that has credit, round-robin, as a one-way transfer
 // ordering Processed; it stays unsettled until the consumer reports
 // Processed at the body's length (Subscriber.RecvReporting), at most
-// MaxUnsettled per subscription. A delivery whose consumer goes away, or
+// MaxUnsettled per subscription and MaxConnectionUnsettled per consumer
+// connection, across all its subscriptions and queues (each delivery
+// holds a report id of the connection, whose table must never have to let
+// one go). A delivery whose consumer goes away, or
 // whose report ends without Processed, returns to the head and is
 // delivered again with delivery_attempt (IncomingMeta.DeliveryAttempt).
 // To give a message back on purpose, report Processed below its length (0)
@@ -69,7 +72,16 @@
 // reports are relayed, so no queue-to-queue relay exists (O-9). A message
 // that keeps coming back goes to the head each time, with no backoff; its
 // count shows in QueueStats.MaxAttempts (O-11). Deliveries are one-way
-// transfers settled by a cursor (O-12). The broker's runtime, built with
+// transfers settled by a cursor (O-12). A body that cannot be read back
+// is its message's failure, never its consumer's: set aside and retried
+// after a back-off when the failure may pass (QueueStats.Deferred),
+// quarantined for good when the payload is gone or fails its digest
+// (QueueStats.Quarantined); a delivery holds back the body's last byte
+// until the digest checked, so a failing body is reset, never received
+// whole. The settling Processed is relayed by the queue's loop once the
+// settlement is in its state, so Stats never lag what a producer heard.
+// An admission the store recorded but could not make durable gets no
+// verdict (an exchange ends NO_REPLY), never Rejected. The broker's runtime, built with
 // RuntimeConfig, offers the acknowledgement every queue reaches (Accepted,
 // or Stored at the weakest queue's durability) and requires core, so core
 // clients connect and a client requiring more fails the handshake (O-4).
