@@ -46,22 +46,41 @@ type FSM struct {
 	nextSeq uint64
 	live    map[uint64]*Message
 	refs    map[[32]byte]int // streamed bodies' references
+	applied uint64           // entries applied, malformed ones included
+	changed chan struct{}    // closed and replaced at each apply
 }
 
 // NewFSM returns the state of an empty queue.
 func NewFSM() *FSM {
-	return &FSM{nextSeq: 1, live: make(map[uint64]*Message), refs: make(map[[32]byte]int)}
+	return &FSM{nextSeq: 1, live: make(map[uint64]*Message), refs: make(map[[32]byte]int), changed: make(chan struct{})}
+}
+
+// Changed returns a channel closed at the next apply, and the number of
+// entries applied so far: a loop that acts on applied state waits on it
+// instead of polling.
+func (f *FSM) Changed() (<-chan struct{}, uint64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.changed, f.applied
+}
+
+// noteAppliedLocked wakes everyone waiting on Changed.
+func (f *FSM) noteAppliedLocked() {
+	f.applied++
+	close(f.changed)
+	f.changed = make(chan struct{})
 }
 
 // Apply applies one committed entry. A malformed entry (none a correct
 // leader proposes) answers an error value and changes nothing.
 func (f *FSM) Apply(l *raft.Log) any {
 	e, err := DecodeEntry(l.Data)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	defer f.noteAppliedLocked()
 	if err != nil {
 		return fmt.Errorf("log index %d: %w", l.Index, err)
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
 	return f.applyLocked(e)
 }
 

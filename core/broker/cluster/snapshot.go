@@ -150,6 +150,7 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 	}
 	f.mu.Lock()
 	f.nextSeq, f.live, f.refs = next.nextSeq, next.live, next.refs
+	f.noteAppliedLocked()
 	f.mu.Unlock()
 	return nil
 }
