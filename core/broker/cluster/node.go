@@ -70,7 +70,9 @@ type Group struct {
 func GroupID(path string) raftlayer.GroupID { return sha256.Sum256([]byte(path)) }
 
 // serverID is a member's Raft ServerID: its key, hex.
-func serverID(key identity.Fingerprint) raft.ServerID { return raft.ServerID(hex.EncodeToString(key[:])) }
+func serverID(key identity.Fingerprint) raft.ServerID {
+	return raft.ServerID(hex.EncodeToString(key[:]))
+}
 
 // StartNode opens the Raft port and every group. A group with no state on
 // disk is bootstrapped with the file's members (every member does the same
