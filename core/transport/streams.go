@@ -117,20 +117,25 @@ func (o *OutStream) write(p []byte) (int, error) {
 // Finish queues the FIN and returns the receipt. Finish is synchronous: the
 // bytes reach the peer with no local handle kept alive.
 func (o *OutStream) Finish() (*Receipt, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	switch o.state {
-	case outFinished:
-		return nil, errs.New(errs.KindNoReply, "the transfer was already finished")
-	case outCanceled:
-		return nil, errs.New(errs.KindCanceled, "the transfer was canceled")
+	if err := o.finishable(); err != nil {
+		return nil, err
 	}
+	// A header still pending (no payload was written) leaves first, outside
+	// the lock: its write may wait for flow-control room, and a Cancel from
+	// another goroutine must be able to take the lock to unblock it.
 	if hdr := o.pending; hdr != nil {
 		o.pending = nil
 		if _, err := o.write(hdr); err != nil {
+			o.mu.Lock()
 			o.state = outCanceled
+			o.mu.Unlock()
 			return nil, err
 		}
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if err := o.finishableLocked(); err != nil { // a Cancel during the write
+		return nil, err
 	}
 	o.state = outFinished
 	if o.c.local != nil {
@@ -146,6 +151,24 @@ func (o *OutStream) Finish() (*Receipt, error) {
 		return nil, e
 	}
 	return &o.rc, nil
+}
+
+// finishable says why Finish may not run: the transfer finished or was
+// canceled already.
+func (o *OutStream) finishable() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.finishableLocked()
+}
+
+func (o *OutStream) finishableLocked() error {
+	switch o.state {
+	case outFinished:
+		return errs.New(errs.KindNoReply, "the transfer was already finished")
+	case outCanceled:
+		return errs.New(errs.KindCanceled, "the transfer was canceled")
+	}
+	return nil
 }
 
 // refusedBeforeFinish reports whether the peer's STOP_SENDING is why the
