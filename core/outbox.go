@@ -268,12 +268,20 @@ func writeWhole(ctx context.Context, c *transport.Conn, payload []byte, meta Tra
 	if err != nil {
 		return err
 	}
-	if ctx.Done() != nil { // a context that cannot end needs no watcher
-		stop := context.AfterFunc(ctx, t.Cancel)
-		defer stop()
-	}
-	if _, err := t.Write(payload); err != nil {
+	// A small payload usually goes out without waiting; only a write that
+	// may block needs a watcher to abandon it when ctx ends.
+	sent, err := t.out.TryWrite(payload)
+	if err != nil {
 		return err
+	}
+	if !sent {
+		if ctx.Done() != nil { // a context that cannot end needs no watcher
+			stop := context.AfterFunc(ctx, t.Cancel)
+			defer stop()
+		}
+		if _, err := t.Write(payload); err != nil {
+			return err
+		}
 	}
 	_, err = t.Finish()
 	return err

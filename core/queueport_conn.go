@@ -47,12 +47,7 @@ func (p *QueuePort) Deliver(ctx context.Context, to PortConn, meta TransferMeta,
 	if err != nil {
 		return nil, err
 	}
-	out, err := to.c.OpenUni(ctx, &h)
-	if err != nil {
-		report.cancel()
-		return nil, err
-	}
-	return newOutgoingTransfer(out, report), nil
+	return openUniTransfer(ctx, to.c, &h, report)
 }
 
 // Confirm answers a producer's exchange with DATA {achieved: level} and

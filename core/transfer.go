@@ -91,13 +91,6 @@ type OutgoingTransfer struct {
 	delivery Delivery                   // what Finish hands out (it succeeds once)
 }
 
-// newOutgoingTransfer wraps out; report is its ordered report, or nil.
-func newOutgoingTransfer(out *transport.OutStream, report *reportFeed) *OutgoingTransfer {
-	t := new(OutgoingTransfer)
-	t.init(out, report)
-	return t
-}
-
 // init sets up a zero OutgoingTransfer in place (one embedded in a larger
 // allocation).
 func (t *OutgoingTransfer) init(out *transport.OutStream, report *reportFeed) {
@@ -369,10 +362,21 @@ func openTransferAt(ctx context.Context, c *transport.Conn, path string, meta Tr
 		return nil, err
 	}
 	seqNumber(c, &h)
-	out, err := c.OpenUni(ctx, &h)
-	if err != nil {
+	return openUniTransfer(ctx, c, &h, report)
+}
+
+// openUniTransfer opens a one-way transfer on c carrying h, with report
+// (nil when none was ordered), canceled if the open fails. Both layers'
+// state take one allocation.
+func openUniTransfer(ctx context.Context, c *transport.Conn, h *wire.Data, report *reportFeed) (*OutgoingTransfer, error) {
+	both := &struct {
+		t   OutgoingTransfer
+		out transport.OutStream
+	}{}
+	if err := c.OpenUniInto(ctx, h, &both.out); err != nil {
 		report.cancel()
 		return nil, err
 	}
-	return newOutgoingTransfer(out, report), nil
+	both.t.init(&both.out, report)
+	return &both.t, nil
 }

@@ -13,23 +13,40 @@ import (
 // OpenUni opens a one-way transfer carrying h. It waits at the peer's uni
 // stream budget (never errors for it), bounded by ctx.
 func (c *Conn) OpenUni(ctx context.Context, h *wire.Data) (*OutStream, error) {
-	if err := c.Err(); err != nil {
+	o := new(OutStream)
+	if err := c.OpenUniInto(ctx, h, o); err != nil {
 		return nil, err
+	}
+	return o, nil
+}
+
+// OpenUniInto is OpenUni setting up the transfer in out, a zero OutStream
+// the caller placed inside its own state (one allocation for the transfer
+// of both layers).
+func (c *Conn) OpenUniInto(ctx context.Context, h *wire.Data, out *OutStream) error {
+	if err := c.Err(); err != nil {
+		return err
 	}
 	s, err := c.openUniStream(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return c.startData(s, h)
+	return c.startDataInto(out, s, h)
 }
 
 // startData makes s a one-way transfer by writing its DATA header h.
 func (c *Conn) startData(s uniSend, h *wire.Data) (*OutStream, error) {
-	o := newOutStream(c, s)
-	if err := o.writeData(h); err != nil {
+	o := new(OutStream)
+	if err := c.startDataInto(o, s, h); err != nil {
 		return nil, err
 	}
 	return o, nil
+}
+
+// startDataInto is startData setting up o, a zero OutStream.
+func (c *Conn) startDataInto(o *OutStream, s uniSend, h *wire.Data) error {
+	o.init(c, s)
+	return o.writeData(h)
 }
 
 // OpenBi opens an exchange whose initiating half carries h.

@@ -33,22 +33,43 @@ func (c *Conn) SendNow(h *wire.Data, payload []byte) (*Receipt, bool, error) {
 	if err := o.writeData(h); err != nil {
 		return nil, false, err // the header the peer would refuse: Cancel reset the stream
 	}
+	sent, err := o.TryWrite(payload)
+	if err != nil {
+		return nil, false, err
+	}
+	if !sent {
+		o.Cancel()
+		return nil, false, nil
+	}
+	rc, err := o.Finish()
+	return rc, err == nil, err
+}
+
+// TryWrite writes p, the first payload bytes, behind the header only if all
+// of it can be queued now: no wait for flow-control room. It reports false,
+// having written nothing, when it would wait, and also for a write after
+// the first, one above coalesceMax bytes and a local transport; the caller
+// then writes the waiting way. A sender that must be able to abandon a
+// blocked write (a context's end) arms that only when TryWrite says false.
+func (o *OutStream) TryWrite(p []byte) (bool, error) {
+	s, ok := o.s.(interface{ TryWriteAll([]byte) error })
+	if !ok || o.c.local != nil || o.pending == nil || len(p) > coalesceMax {
+		return false, nil
+	}
 	bp := coalesceBuffers.Get().(*[]byte)
-	buf := append(append((*bp)[:0], o.pending...), payload...)
-	err = s.TryWriteAll(buf)
+	buf := append(append((*bp)[:0], o.pending...), p...)
+	err := s.TryWriteAll(buf)
 	*bp = buf
 	coalesceBuffers.Put(bp)
 	if errors.Is(err, quic.ErrWouldBlock) {
-		o.Cancel()
-		return nil, false, nil
+		return false, nil
 	}
 	if err != nil {
 		err = writeError(err)
 		o.rc.tracker.settle(&o.rc, err)
-		return nil, false, err
+		return false, err
 	}
 	o.pending = nil
 	o.written = int64(len(buf))
-	rc, err := o.Finish()
-	return rc, err == nil, err
+	return true, nil
 }
