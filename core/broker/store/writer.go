@@ -183,7 +183,8 @@ func (q *Queue) removeFreed(ds [][32]byte) error {
 
 // Close stops the writer, writes what is pending, syncs the journal,
 // removes payloads freed since the last batch, writes the checkpoint cell
-// and closes the files. It is idempotent. The queue's live messages keep
+// and closes the files; a failure of the writer not yet reported is its
+// error. It is idempotent. The queue's live messages keep
 // their payload references, and OpenQueue on the same Store hands them
 // back.
 func (q *Queue) Close() error {
@@ -199,6 +200,7 @@ func (q *Queue) Close() error {
 
 	q.mu.Lock()
 	err := q.flushLocked()
+	writerErr := q.writerErr
 	freed := q.freed
 	q.freed, q.freedBytes = nil, 0
 	cell := checkpoint{generation: q.cell.generation + 1, lowWater: q.lowWaterLocked(), nextSeq: q.nextSeq}
@@ -219,6 +221,11 @@ func (q *Queue) Close() error {
 		err = cerr
 	}
 	q.s.park(q.id, parked, err)
+	if err == nil && writerErr != nil {
+		// The queue's state is whole (what that batch lost is redelivery,
+		// which at-least-once allows), so it parks as usable.
+		err = fmt.Errorf("store: a settle or attempt batch failed: %w", writerErr)
+	}
 	return err
 }
 
