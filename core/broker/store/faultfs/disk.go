@@ -57,6 +57,12 @@ type Fault struct {
 	// After lets this many matching operations succeed first; Times fails
 	// this many (0: every one from then on).
 	After, Times int
+	// Check, when set, is called for each matching operation, on the
+	// goroutine making it and with the disk locked (it must not use the
+	// disk), instead of failing with Err: the operation fails with what it
+	// returns, or goes on when that is nil. Tests use it to see who makes
+	// an operation.
+	Check func(path string) error
 }
 
 // Disk is one simulated disk. Its methods and those of every FS and file
@@ -230,6 +236,12 @@ func (d *Disk) enter(gen int, op Op, path string, mutating bool) error {
 			continue
 		}
 		f.failed++
+		if f.Check != nil {
+			if err := f.Check(path); err != nil {
+				return err
+			}
+			continue
+		}
 		return f.Err
 	}
 	return nil

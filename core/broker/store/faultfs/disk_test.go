@@ -182,3 +182,29 @@ func TestTearKeepsPartOfAnUnsyncedAppend(t *testing.T) {
 		t.Fatal("no torn cut in 20 seeds kept any unsynced bytes")
 	}
 }
+
+// TestACheckDecidesEachOperation: a fault's Check sees every matching
+// operation's path and fails it only when it returns an error.
+func TestACheckDecidesEachOperation(t *testing.T) {
+	d := faultfs.New(1)
+	v := d.FS()
+	var seen []string
+	d.Inject(faultfs.Fault{Op: faultfs.OpSyncDir, Check: func(path string) error {
+		seen = append(seen, path)
+		if path == "/no" {
+			return syscall.EROFS
+		}
+		return nil
+	}})
+	v.Mkdir("/yes", 0o700)
+	v.Mkdir("/no", 0o700)
+	if err := v.SyncDir("/yes"); err != nil {
+		t.Fatalf("SyncDir(/yes) = %v, want nil", err)
+	}
+	if err := v.SyncDir("/no"); !errors.Is(err, syscall.EROFS) {
+		t.Fatalf("SyncDir(/no) = %v, want EROFS", err)
+	}
+	if len(seen) != 2 || seen[0] != "/yes" || seen[1] != "/no" {
+		t.Fatalf("Check saw %v", seen)
+	}
+}
