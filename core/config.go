@@ -114,11 +114,40 @@ func (c Config) validate() (Config, error) {
 	if c.OutboxFull < OutboxBlock || c.OutboxFull > OutboxReject {
 		return c, errs.New(errs.KindRuntime, "config: unknown OutboxFull policy %d", c.OutboxFull)
 	}
+	if err := c.capReassemblyCredit(); err != nil {
+		return c, err
+	}
 	setDefault(&c.EndpointQueue, DefaultEndpointQueue)
 	setDefault(&c.OutboxMessages, DefaultOutboxMessages)
 	setDefault(&c.OutboxBytes, DefaultOutboxBytes)
 	setDefault(&c.SubscriberBufferBytes, DefaultSubscriberBufferBytes)
 	return c, nil
+}
+
+// ReassemblyUniStreams is the uni-stream credit a runtime that offers
+// PerProducer reassembly grants its peers: one more than the reorder hold
+// (guarantee.MaxReorderHold), so a sender can never have more transfers
+// open than the hold can wait behind a missing one. With the default
+// credit (2048) a burst of numbered pushes overtook a slow header by more
+// than the hold, which then let a number go early as a gap that lost
+// nothing.
+const ReassemblyUniStreams = guarantee.MaxReorderHold + 1
+
+// capReassemblyCredit applies ReassemblyUniStreams to a runtime that
+// offers reassembly: the default credit becomes it, and a larger explicit
+// one is refused rather than silently lowered.
+func (c *Config) capReassemblyCredit() error {
+	if c.offered().Ordering != guarantee.PerProducerReassemble {
+		return nil
+	}
+	switch u := c.Limits.MaxConcurrentUniStreams; {
+	case u == 0:
+		c.Limits.MaxConcurrentUniStreams = ReassemblyUniStreams
+	case u > ReassemblyUniStreams:
+		return errs.New(errs.KindRuntime, "config: ordering reassemble holds at most %d transfers, so Limits.MaxConcurrentUniStreams must be at most %d, not %d",
+			guarantee.MaxReorderHold, ReassemblyUniStreams, u)
+	}
+	return nil
 }
 
 func (c Config) transport() transport.Config {
