@@ -76,10 +76,13 @@ type PayloadError struct {
 	Err    error
 }
 
+// Error names the message, its payload file and the failure.
 func (e *PayloadError) Error() string {
 	return fmt.Sprintf("payload of seq %d (sha256 %x, %s): %v", e.Seq, e.Digest, e.Path, e.Err)
 }
 
+// Unwrap returns the failure: ErrPayloadCorrupt, ErrPayloadMissing (each
+// wrapped with detail) or the operating system's error.
 func (e *PayloadError) Unwrap() error { return e.Err }
 
 // payloadError is the Io error of a failed payload read.

@@ -54,13 +54,28 @@ func (OSFS) OpenFile(name string, flag int, perm fs.FileMode) (File, error) {
 	return f, nil
 }
 
-func (OSFS) Rename(oldpath, newpath string) error         { return os.Rename(oldpath, newpath) }
-func (OSFS) Remove(name string) error                     { return os.Remove(name) }
-func (OSFS) RemoveAll(path string) error                  { return os.RemoveAll(path) }
-func (OSFS) Mkdir(name string, perm fs.FileMode) error    { return os.Mkdir(name, perm) }
+// Rename is os.Rename.
+func (OSFS) Rename(oldpath, newpath string) error { return os.Rename(oldpath, newpath) }
+
+// Remove is os.Remove.
+func (OSFS) Remove(name string) error { return os.Remove(name) }
+
+// RemoveAll is os.RemoveAll.
+func (OSFS) RemoveAll(path string) error { return os.RemoveAll(path) }
+
+// Mkdir is os.Mkdir.
+func (OSFS) Mkdir(name string, perm fs.FileMode) error { return os.Mkdir(name, perm) }
+
+// MkdirAll is os.MkdirAll.
 func (OSFS) MkdirAll(path string, perm fs.FileMode) error { return os.MkdirAll(path, perm) }
-func (OSFS) ReadDir(name string) ([]fs.DirEntry, error)   { return os.ReadDir(name) }
-func (OSFS) Lock(name string) (io.Closer, error)          { return lockFile(name) }
+
+// ReadDir is os.ReadDir.
+func (OSFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
+
+// Lock takes an exclusive flock(2) on name (created if missing), which the
+// kernel drops when the process dies; returns ErrLocked when another
+// holds it.
+func (OSFS) Lock(name string) (io.Closer, error) { return lockFile(name) }
 
 // SyncDir opens the directory and fsyncs it.
 func (OSFS) SyncDir(name string) error {
