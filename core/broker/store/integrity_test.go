@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -228,4 +229,28 @@ func zeroFile(t *testing.T, disk *faultfs.Disk, path string, size uint64) {
 	f.Write(make([]byte, size))
 	f.Sync()
 	f.Close()
+}
+
+// TestRecoveryRehashesInBoundedMemory: recovery re-hashes a 32 MiB payload
+// streamed, allocating far less than the payload (one pooled buffer).
+func TestRecoveryRehashesInBoundedMemory(t *testing.T) {
+	const size = 32 << 20
+	dir := t.TempDir()
+	s := openStore(t, dir, store.Options{})
+	q, _ := openQueue(t, s, store.Flushed)
+	big := admit(t, q, bytes.Repeat([]byte("0123456789abcdef"), size/16), store.Meta{})
+	mustClose(t, s)
+	os.WriteFile(store.PayloadPath(dir, big.Digest), make([]byte, size), 0o600) // same length, wrong bytes
+
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	s = openStore(t, dir, store.Options{})
+	runtime.ReadMemStats(&after)
+	defer s.Close()
+	if _, _, err := s.OpenQueue(queuePath, store.Flushed); !errors.Is(err, store.ErrCorrupt) {
+		t.Fatalf("OpenQueue = %v, want the zeroed 32 MiB payload found corrupt", err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 4<<20 {
+		t.Fatalf("recovery allocated %d bytes to check a %d-byte payload", grew, size)
+	}
 }
