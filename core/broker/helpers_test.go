@@ -108,6 +108,24 @@ func (tb *testBroker) awaitConsumers(t *testing.T, path string, n int) {
 	tb.await(t, path, fmt.Sprintf("%d subscriptions", n), func(q *queue) bool { return len(q.consumers.list) == n })
 }
 
+// awaitCredit waits until the queue has n subscriptions, each granted
+// limit: a grant is a stream of its own, which may arrive after the
+// messages a test sends next.
+func (tb *testBroker) awaitCredit(t *testing.T, path string, n int, limit uint64) {
+	t.Helper()
+	tb.await(t, path, fmt.Sprintf("%d subscriptions granted %d", n, limit), func(q *queue) bool {
+		if len(q.consumers.list) != n {
+			return false
+		}
+		for _, s := range q.consumers.list {
+			if s.limit < limit {
+				return false
+			}
+		}
+		return true
+	})
+}
+
 // awaitSettled waits until the queue has no delivery out.
 func (tb *testBroker) awaitSettled(t *testing.T, path string) {
 	t.Helper()

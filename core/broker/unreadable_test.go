@@ -99,7 +99,7 @@ func TestAMissingPayloadIsQuarantinedAndTheRestFlowsToEveryConsumer(t *testing.T
 		t.Fatal(err)
 	}
 	a, b := newHolder(t, url, 1, 10), newHolder(t, url, 1, 10)
-
+	tb.awaitCredit(t, "/jobs", 2, 10)
 	got := takeEither(t, a, b)
 	if !bytes.Equal(got.body, readable) {
 		t.Fatalf("received %d bytes of %q, want the readable message", len(got.body), got.body[:1])
