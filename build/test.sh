@@ -23,6 +23,12 @@ echo "== benchmark harness smoke (weida, raw quic-go, NATS, ZeroMQ with tiny cou
 echo "== distribution (install.sh + pkg-config, one version, refusals of bad libraries and platforms)"
 tests/dist/run.sh
 
+echo "== the READMEs' code blocks (Go, Python, JavaScript, C) run as programs"
+tests/readme/run.sh
+
+echo "== docs/GUIDE.md's programs run against the built artifacts"
+tests/docs/guide.sh
+
 echo "== node (npm pack, install into an empty project, node --test)"
 tests/node/run.sh
 

@@ -122,7 +122,7 @@ bundled="$("$work/venv/bin/python" -c 'import importlib.util as u; print(u.find_
 cp "$bundled" "$work/good.so"
 same "the installed wheel imports" "$pyversion" "$(cd "$work" && "$work/venv/bin/python" -c 'import weida; print(weida.__version__)')"
 cp "$work/damaged.so" "$bundled"
-refused "python: a damaged libweida is refused at import" "ImportError: weida: cannot load the C library .*libweida.so" \
+refused "python: a damaged libweida is refused at import" "ImportError: weida: cannot load the C library .*libweida.so \\(this package binds C ABI $abi\\)" \
 	bash -c "cd '$work' && '$work/venv/bin/python' -c 'import weida'"
 cp "$work/abi99/libweida.so.$abi" "$bundled"
 refused "python: a wrong-ABI libweida is refused at import" "ImportError: .*C ABI 99.* ABI $abi" \

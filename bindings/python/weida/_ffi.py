@@ -429,7 +429,7 @@ def _load() -> ctypes.CDLL:
     try:
         loaded = ctypes.CDLL(path)
     except OSError as e:
-        raise ImportError(f"weida: cannot load the C library {path}: {e}") from e
+        raise ImportError(f"weida: cannot load the C library {path} (this package binds C ABI {ABI_VERSION}): {e}") from e
     for name, (restype, argtypes) in SIGNATURES.items():
         fn = getattr(loaded, name)
         fn.restype = restype
