@@ -29,6 +29,7 @@ type receiptTracker struct {
 	streams map[quic.StreamID]*Receipt
 	closed  error // set once the connection is gone; new watches fail at once
 	credit  creditTracker
+	sent    sentNumbers               // 1-RTT packet numbers sent and skipped (receiptlost.go)
 	debt    ackDebt                   // the ACKs this side owes its peer (ackdebt.go)
 	qc      atomic.Pointer[quic.Conn] // set once the connection exists; read for its byte counts
 }
@@ -52,12 +53,17 @@ func (p *sentPacket) add(r sentRange) {
 	p.n++
 }
 
+// each calls f for every range still carried (retransmittedLocked frees some).
 func (p *sentPacket) each(f func(sentRange)) {
 	for i := 0; i < p.n && i < len(p.inline); i++ {
-		f(p.inline[i])
+		if p.inline[i].receipt != nil {
+			f(p.inline[i])
+		}
 	}
 	for _, r := range p.more {
-		f(r)
+		if r.receipt != nil {
+			f(r)
+		}
 	}
 }
 
@@ -175,6 +181,7 @@ func (t *receiptTracker) fail(err error) {
 func (t *receiptTracker) onSent(pn qlog.PacketNumber, frames []qlog.Frame) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.sent.onSentLocked(pn)
 	var p *sentPacket
 	for _, f := range frames {
 		sf, ok := f.Frame.(*qlog.StreamFrame)
@@ -188,6 +195,7 @@ func (t *receiptTracker) onSent(pn qlog.PacketNumber, frames []qlog.Frame) {
 		if !watched {
 			continue
 		}
+		t.retransmittedLocked(r, sf.Offset, sf.Offset+sf.Length, sf.Fin)
 		if p == nil {
 			t.pending = append(t.pending, sentPacket{pn: pn})
 			p = &t.pending[len(t.pending)-1]
@@ -201,6 +209,9 @@ func (t *receiptTracker) onReceived(pn qlog.PacketNumber, frames []qlog.Frame, b
 	defer t.mu.Unlock()
 	t.debt.onReceivedLocked(pn, frames)
 	t.debt.onLoggedLocked(begun)
+	if t.rejectedPacketLocked(frames) {
+		return // quic-go closes the connection, which resolves every receipt
+	}
 	for _, f := range frames {
 		switch fr := f.Frame.(type) {
 		case *qlog.AckFrame:
@@ -286,6 +297,8 @@ type Receipt struct {
 	acked       intervals
 	ackedInline [2][2]int64 // acked's first ranges: acks mostly arrive in order
 	final       int64       // -1 until finish
+	sentHigh    int64       // the highest stream offset sent so far (receiptlost.go)
+	finSent     bool
 	finAcked    bool
 	resolved    bool
 	// done is made by the first Done while unresolved (most receipts are

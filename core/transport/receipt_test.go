@@ -71,8 +71,8 @@ func TestReceiptLostPacketIsRetransmitted(t *testing.T) {
 	if resolved(r) {
 		t.Fatal("resolved from a packet declared lost")
 	}
-	tr.RecordEvent(sent(9, &qlog.StreamFrame{StreamID: 8, Offset: 0, Length: 6}, &qlog.StreamFrame{StreamID: 8, Offset: 6, Length: 4, Fin: true}))
-	tr.RecordEvent(ack([2]int64{7, 12}))
+	tr.RecordEvent(sent(6, &qlog.StreamFrame{StreamID: 8, Offset: 0, Length: 6}, &qlog.StreamFrame{StreamID: 8, Offset: 6, Length: 4, Fin: true}))
+	tr.RecordEvent(ack([2]int64{6, 6}))
 	if !resolved(r) || r.Err() != nil {
 		t.Fatalf("retransmission acknowledged, receipt %v", r.Err())
 	}
