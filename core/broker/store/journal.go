@@ -184,15 +184,26 @@ func (j *journal) purgeable(lowWater uint64) int {
 // purge deletes the first k segments. Deleting only a prefix keeps recovery
 // exact without the cell: a SETTLE always follows its ADMIT, so a deleted
 // SETTLE's ADMIT was deleted too, and no settled message can come back.
+// That holds only if the deletions reach the disk in order — a file system
+// may make a later unlink durable before an earlier one, leaving a hole
+// that turns the next segment's SETTLEs into records of seqs never
+// admitted — so each deletion is made durable (a directory fsync) before
+// the next. The files go outside mu, so appends never wait for those fsyncs;
+// only the writer (or Close, once it stopped) purges.
 func (j *journal) purge(k int) error {
 	j.mu.Lock()
-	defer j.mu.Unlock()
-	for k > 0 && len(j.segs) > 1 {
-		if err := j.fs.Remove(j.segs[0].path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return ioError("removing purged journal segment", j.segs[0].path, err)
+	victims := append([]segment(nil), j.segs[:min(k, len(j.segs)-1)]...)
+	j.mu.Unlock()
+	for _, seg := range victims {
+		if err := j.fs.Remove(seg.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return ioError("removing purged journal segment", seg.path, err)
 		}
+		if err := syncDirOf(j.fs, j.dir); err != nil {
+			return err
+		}
+		j.mu.Lock()
 		j.segs = j.segs[1:]
-		k--
+		j.mu.Unlock()
 	}
 	return nil
 }

@@ -15,8 +15,9 @@
 //
 // With [Disk.Tear] set, a cut also keeps a random part of what was
 // appended after a file's last Sync, or only its length with zeros for
-// data, as real file systems can: the torn tails and zeroed payloads a
-// store must tell from good data.
+// data, and keeps some unsynced directory changes, as real file systems
+// can: the torn tails, zeroed payloads and early removals a store must
+// survive.
 package faultfs
 
 import (
@@ -24,6 +25,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -184,12 +186,46 @@ func (d *Disk) cutLocked() {
 			n.durable = append([]byte(nil), n.data...)
 			return
 		}
+		volatile := n.entries
 		n.entries = clone(n.durableEntries)
+		if d.tear {
+			d.keepSomeUnsynced(n, volatile)
+		}
+		n.durableEntries = clone(n.entries) // what a cut kept is on the disk now
 		for _, c := range n.entries {
 			revert(c)
 		}
 	}
 	revert(d.root)
+}
+
+// keepSomeUnsynced makes some of a directory's unsynced changes (creates,
+// removes, renames' halves) survive a torn cut after all, as a file system
+// that commits its metadata on its own schedule may: a store must not rely
+// on an unsynced change being lost any more than on it being kept.
+func (d *Disk) keepSomeUnsynced(n *inode, volatile map[string]*inode) {
+	var changed []string
+	for name, c := range volatile {
+		if n.durableEntries[name] != c {
+			changed = append(changed, name)
+		}
+	}
+	for name := range n.durableEntries {
+		if volatile[name] == nil {
+			changed = append(changed, name)
+		}
+	}
+	sort.Strings(changed) // the seed decides, not map order
+	for _, name := range changed {
+		if d.rng.IntN(2) == 0 {
+			continue
+		}
+		if c := volatile[name]; c != nil {
+			n.entries[name] = c
+		} else {
+			delete(n.entries, name)
+		}
+	}
 }
 
 // survivingData is what a cut leaves of a file: its durable content, and

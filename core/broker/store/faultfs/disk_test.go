@@ -208,3 +208,20 @@ func TestACheckDecidesEachOperation(t *testing.T) {
 		t.Fatalf("Check saw %v", seen)
 	}
 }
+
+// TestWhatACutKeptIsDurable: an unsynced change a torn cut happened to
+// keep is on the disk from then on; the next cut cannot undo it.
+func TestWhatACutKeptIsDurable(t *testing.T) {
+	for seed := uint64(0); seed < 40; seed++ {
+		d := faultfs.New(seed)
+		d.Tear(true)
+		v := d.FS()
+		write(t, v, "/f", "x", true) // data durable, name not
+		d.PowerCut()
+		kept := read(t, d.FS(), "/f")
+		d.PowerCut()
+		if again := read(t, d.FS(), "/f"); again != kept {
+			t.Fatalf("seed %d: the first cut left %q, the second %q", seed, kept, again)
+		}
+	}
+}
