@@ -26,6 +26,16 @@ type Cursors struct {
 	f *reportFeed
 }
 
+// Ignored counts the receiver's records that measured nothing and were
+// dropped: an offset of one of weida's levels beyond the finished
+// payload's length, or a level that was not ordered. The report goes on
+// around them.
+func (c *Cursors) Ignored() uint64 {
+	c.f.mu.Lock()
+	defer c.f.mu.Unlock()
+	return c.f.beyond + c.f.offsets.Stray()
+}
+
 // Snapshot returns the levels reported so far and their offsets.
 func (c *Cursors) Snapshot() map[uint64]uint64 {
 	c.f.mu.Lock()
@@ -103,6 +113,22 @@ type reportFeed struct {
 	stream  *transport.CursorStream // while it is read
 	records uint64                  // records received, for the benchmarks
 	bytes   uint64                  // record bytes received, for the benchmarks
+	// length is the transfer's payload length once it finished; records
+	// of weida's levels beyond it are ignored and counted in beyond.
+	length      uint64
+	lengthKnown bool
+	beyond      uint64
+}
+
+// setLength bounds the report's offsets by the finished transfer's length.
+// A nil feed (nothing was ordered) does nothing.
+func (f *reportFeed) setLength(n uint64) {
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	f.length, f.lengthKnown = n, true
+	f.mu.Unlock()
 }
 
 func newReportFeed(c *transport.Conn, o cursor.Order) *reportFeed {
@@ -156,6 +182,12 @@ func (f *reportFeed) apply(recs []wire.CursorRecord, bytesRead uint64) {
 	}
 	changed := false
 	for _, rec := range recs {
+		// An application level's offset means what the application says;
+		// weida's own levels count payload bytes.
+		if f.lengthKnown && rec.Level < cursor.ApplicationFloor && rec.Offset > f.length {
+			f.beyond++
+			continue
+		}
 		changed = f.offsets.Apply(rec) || changed
 	}
 	f.records += uint64(len(recs))

@@ -522,3 +522,34 @@ func TestCursorsGoroutinesReturnToBaseline(t *testing.T) {
 	srv.rt.Shutdown()
 	reqrepSettleGoroutines(t, baseline)
 }
+
+// A receiver reporting one of weida's levels beyond the payload measured
+// nothing: the record is dropped and counted (Cursors.Ignored), and the
+// report goes on around it. Before, any offset up to 2^62 was taken.
+func TestCursorsIgnoreAnOffsetBeyondThePayload(t *testing.T) {
+	push, pull := cursorsPushPull(t)
+	stage := weida.ApplicationFloor + 1
+	cursors, err := push.SendReporting(ctxFor(t), []byte("abc"), reportOf(weida.Processed, stage))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, rep, err := pull.RecvReporting(ctxFor(t), 64)
+	if err != nil || rep == nil {
+		t.Fatalf("recv: %v, %v", rep, err)
+	}
+	if err := rep.Report(weida.Processed, 1000); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.Report(stage, 7); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if got := cursorsFinal(t, cursors); !maps.Equal(got, map[uint64]uint64{stage: 7}) {
+		t.Fatalf("final snapshot %v: the beyond-the-payload Processed must be dropped, the stage kept", got)
+	}
+	if n := cursors.Ignored(); n != 1 {
+		t.Fatalf("Ignored() = %d, want 1", n)
+	}
+}

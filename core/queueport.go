@@ -2,6 +2,7 @@ package weida
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/weida-go/weida/core/transport"
 	"github.com/weida-go/weida/core/wire"
@@ -29,6 +30,8 @@ type QueuePort struct {
 
 	mu   sync.Mutex
 	seen map[*transport.Conn]struct{} // connections that sent control frames here
+
+	deadline atomic.Int64 // the reports' open deadline in ns; 0 is DefaultReportDeadline
 }
 
 // PortEventKind says what a PortEvent carries.

@@ -76,7 +76,36 @@ var promptGranularity = cursor.Granularity{Every: 1, Interval: time.Millisecond}
 // soon as it is reported. It is the same Reporter every later
 // t.Reporter() call returns, and if t.Reporter() was called first, that
 // one is returned instead.
+//
+// Its stream's open waits at most ReportDeadline for the producer's stream
+// credit (BROKER.md §11), then the report is abandoned (Reporter.Abandoned):
+// a producer that never reads its streams parks no goroutine for longer.
 func (p *QueuePort) ProducerReporter(t *IncomingTransfer) *Reporter {
-	t.reporterOnce.Do(func() { t.reporter = newReporterAt(t.in.Conn(), &t.in.Header, promptGranularity) })
+	t.reporterOnce.Do(func() {
+		t.reporter = newReporterAt(t.in.Conn(), &t.in.Header, promptGranularity, p.reportDeadline())
+	})
 	return t.reporter
 }
+
+// DefaultReportDeadline is how long a queue's report toward a producer may
+// wait for its stream to open (BROKER.md §11, REPORT_DEADLINE).
+const DefaultReportDeadline = 10 * time.Second
+
+// SetReportDeadline changes the deadline of the port's reports opened
+// after it (DefaultReportDeadline until then); d must be positive.
+func (p *QueuePort) SetReportDeadline(d time.Duration) {
+	if d > 0 {
+		p.deadline.Store(int64(d))
+	}
+}
+
+func (p *QueuePort) reportDeadline() time.Duration {
+	if d := p.deadline.Load(); d > 0 {
+		return time.Duration(d)
+	}
+	return DefaultReportDeadline
+}
+
+// ProducerConn is the connection t arrived on: the producer its reports go
+// to, comparable, for a queue that bounds what it holds per producer.
+func (p *QueuePort) ProducerConn(t *IncomingTransfer) PortConn { return PortConn{c: t.in.Conn()} }

@@ -3,6 +3,7 @@ package weida
 import (
 	"context"
 	"io"
+	"time"
 
 	"github.com/weida-go/weida/core/cursor"
 	"github.com/weida-go/weida/core/transport"
@@ -28,12 +29,14 @@ type Reporter struct {
 // orders nothing. The decoder already refused malformed orders (§8.3.5),
 // so an order that does not validate here cannot arrive.
 func newReporter(c *transport.Conn, h *wire.Data) *Reporter {
-	return newReporterAt(c, h, cursor.Granularity{})
+	return newReporterAt(c, h, cursor.Granularity{}, 0)
 }
 
 // newReporterAt is newReporter writing records at granularity g (the zero
-// value is the default pace).
-func newReporterAt(c *transport.Conn, h *wire.Data, g cursor.Granularity) *Reporter {
+// value is the default pace). openWithin, when positive, bounds the wait
+// for the stream's open (the sender's stream credit): past it the report
+// is abandoned.
+func newReporterAt(c *transport.Conn, h *wire.Data, g cursor.Granularity, openWithin time.Duration) *Reporter {
 	if !h.ReportID.Ok || len(h.Report) == 0 {
 		return nil
 	}
@@ -43,10 +46,32 @@ func newReporterAt(c *transport.Conn, h *wire.Data, g cursor.Granularity) *Repor
 	}
 	id := h.ReportID.V
 	// The open waits for the sender's stream credit; OpenUniStreamSync
-	// gives up when the connection ends, which bounds it.
-	open := func() (io.WriteCloser, error) { return c.OpenCursor(context.Background(), id) }
+	// gives up when the connection ends, which bounds it, and openWithin
+	// sooner. Records are a few bytes, far inside a stream's window, so
+	// once open the writes do not wait on the sender's reading.
+	open := func() (io.WriteCloser, error) {
+		ctx := context.Background()
+		if openWithin > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, openWithin)
+			defer cancel()
+		}
+		return c.OpenCursor(ctx, id)
+	}
 	return &Reporter{w: cursor.NewWriter(o, g, open)}
 }
+
+// Done is closed once the report is over: finished and written, or
+// abandoned.
+func (r *Reporter) Done() <-chan struct{} { return r.w.Done() }
+
+// Abandoned reports whether the report ended because its stream could not
+// be opened or written (the sender stopped reading or never gave the
+// stream credit in time), not because it was finished.
+func (r *Reporter) Abandoned() bool { return r.w.Abandoned() }
+
+// AfterDone has f run, on a goroutine of its own, once the report is over.
+func (r *Reporter) AfterDone(f func()) { r.w.AfterEnd(f) }
 
 // Levels are the levels the sender ordered, ascending.
 func (r *Reporter) Levels() []uint64 { return r.w.Order().Levels() }

@@ -2,7 +2,6 @@ package weida
 
 import (
 	"context"
-	"io"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -17,7 +16,8 @@ import (
 type TransferMeta struct {
 	ContentType string // opaque media-type label (<= 256 bytes)
 	// ContentLen is the advisory payload length; written only when
-	// HasContentLen. A receiver never trusts it for allocation.
+	// HasContentLen. A receiver trusts it for allocation only within its
+	// own ceiling (Collect).
 	ContentLen    uint64
 	HasContentLen bool
 	Traceparent   string // W3C traceparent, only when the application has one
@@ -88,6 +88,7 @@ func (m *TransferMeta) writeHeader(d *wire.Data, endpoint string) {
 type OutgoingTransfer struct {
 	out      *transport.OutStream
 	report   atomic.Pointer[reportFeed] // the ordered report, until Cursors takes it
+	feed     *reportFeed                // the ordered report, for Finish to bound
 	delivery Delivery                   // what Finish hands out (it succeeds once)
 }
 
@@ -95,6 +96,7 @@ type OutgoingTransfer struct {
 // allocation).
 func (t *OutgoingTransfer) init(out *transport.OutStream, report *reportFeed) {
 	t.out = out
+	t.feed = report
 	t.report.Store(report)
 }
 
@@ -114,6 +116,10 @@ func (t *OutgoingTransfer) Write(p []byte) (int, error) { return t.out.Write(p) 
 
 // Finish queues the FIN and returns the Delivery. It does not wait.
 func (t *OutgoingTransfer) Finish() (*Delivery, error) {
+	// The payload's length is known now, before the FIN lets the receiver
+	// report on all of it: a report beyond it measures nothing, so its
+	// records are dropped (Cursors.Ignored).
+	t.feed.setLength(uint64(t.out.Written()))
 	r, err := t.out.Finish()
 	if err != nil {
 		return nil, err
@@ -286,59 +292,10 @@ func (t *IncomingTransfer) Read(p []byte) (int, error) { return t.in.Read(p) }
 // Collect reads the whole payload if it is at most maxBytes. Above the
 // ceiling it refuses the transfer (STOP_SENDING REJECTED, so the sender sees
 // Rejected), keeps nothing, and returns LimitExceeded. Memory grows with what
-// arrives, never with what the header claims.
+// arrives, except that the sender's advisory length, when within maxBytes,
+// sizes the buffer once.
 func (t *IncomingTransfer) Collect(maxBytes int64) ([]byte, error) {
 	return collect(t.in, maxBytes)
-}
-
-// collectScratch holds the first 64 KiB of a collect, so a small message
-// costs one exact-size copy, not a fresh 64 KiB buffer.
-var collectScratch = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
-
-// collect reads r to EOF under a ceiling, refusing the stream above it.
-func collect(in *transport.InStream, maxBytes int64) ([]byte, error) {
-	if maxBytes < 0 {
-		return nil, errs.New(errs.KindRuntime, "collect: the ceiling must not be negative")
-	}
-	if body, ok := in.TakeWhole(maxBytes); ok {
-		return body, nil
-	}
-	sp := collectScratch.Get().(*[]byte)
-	defer collectScratch.Put(sp)
-	scratch := (*sp)[:min(int64(len(*sp)), maxBytes+1)]
-	n, err := io.ReadFull(in, scratch)
-	switch {
-	case err == io.EOF || err == io.ErrUnexpectedEOF:
-		return append(make([]byte, 0, n), scratch[:n]...), nil
-	case err != nil:
-		return nil, err
-	}
-	// The payload fills the scratch: go on in a buffer that doubles as the
-	// bytes arrive, never past the ceiling plus one byte.
-	buf := append(make([]byte, 0, 2*n), scratch[:n]...)
-	for int64(len(buf)) <= maxBytes {
-		if len(buf) == cap(buf) {
-			// Double (append grows large slices by only ~1.25×, which
-			// copies a 1 MiB payload about four times over).
-			grown := make([]byte, len(buf), min(2*int64(cap(buf)), maxBytes+1))
-			copy(grown, buf)
-			buf = grown
-		}
-		limit := min(int64(cap(buf)), maxBytes+1)
-		m, err := in.Read(buf[len(buf):limit])
-		buf = buf[:len(buf)+m]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	if int64(len(buf)) > maxBytes {
-		in.Refuse(wire.CodeRejected)
-		return nil, errs.New(errs.KindLimitExceeded, "the payload exceeds the ceiling of %d bytes and was refused", maxBytes)
-	}
-	return buf, nil
 }
 
 // Close releases the transfer; before EOF it refuses the rest (REJECTED).

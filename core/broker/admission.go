@@ -26,7 +26,7 @@ func (q *queue) admitTransfer(t *weida.IncomingTransfer) {
 		_ = t.Close()
 		return
 	}
-	m.producer = newProducerReport(q.port.ProducerReporter(t))
+	m.producer = q.producers.start(q, t)
 	switch v := q.conclude(m, err); v.outcome {
 	case admissionRefused:
 		m.producer.finish()
@@ -65,7 +65,7 @@ func (q *queue) admitExchange(ex *weida.IncomingExchange) {
 		_ = ex.Refuse()
 		return
 	}
-	m.producer = newProducerReport(q.port.ProducerReporter(req))
+	m.producer = q.producers.start(q, req)
 	switch v := q.conclude(m, err); v.outcome {
 	case admissionRefused:
 		m.producer.finish()

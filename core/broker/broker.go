@@ -49,6 +49,7 @@ func New(rt *weida.Runtime, cfg Config) (*Broker, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	b := &Broker{cfg: cfg, byPath: make(map[string]*queue, len(cfg.Queues)), ctx: ctx, cancel: cancel}
 	slots := newReportSlots(MaxConnectionUnsettled)
+	producers := newProducerReports(MaxProducerReports)
 	keepers, store, err := openKeepers(cfg)
 	if err != nil {
 		cancel()
@@ -64,7 +65,11 @@ func New(rt *weida.Runtime, cfg Config) (*Broker, error) {
 			b.Close()
 			return nil, err
 		}
+		if cfg.ReportDeadline > 0 {
+			port.SetReportDeadline(cfg.ReportDeadline)
+		}
 		q := newQueue(ctx, qc.Path, port, keepers[i].keeper, cfg, slots)
+		q.producers = producers
 		q.recover(keepers[i].recovered)
 		b.queues = append(b.queues, q)
 		b.byPath[qc.Path] = q
@@ -193,10 +198,10 @@ type QueueStats struct {
 	// with NO_REPLY, a report never says Stored), since a crash may or may
 	// not take them.
 	Unconfirmed uint64
-	// BadReports counts deliveries whose consumer reported Processed
-	// beyond the body's length: ignored (it settles nothing, so the
-	// delivery stays out until its consumer gives it back or goes), the
-	// connection kept.
+	// BadReports counts deliveries whose consumer reported what nobody
+	// measured — an offset beyond the body's length, a level the broker
+	// did not order: ignored (it settles nothing, so the delivery stays
+	// out until its consumer gives it back or goes), the connection kept.
 	BadReports uint64
 	// Deferred counts messages set aside while their body cannot be read
 	// for a reason that may pass (out of file descriptors, EIO): each is
@@ -208,6 +213,12 @@ type QueueStats struct {
 	// gone, or does not match its digest): never delivered again, each
 	// told once to Config.OnError with its seq and digest.
 	Quarantined uint64
+	// ReportsAbandoned counts reports toward producers given up: ordered
+	// past MaxProducerReports on one producer connection, or whose stream
+	// the producer gave no credit for within Config.ReportDeadline (it
+	// reads none of its streams). Their messages were admitted all the
+	// same.
+	ReportsAbandoned uint64
 }
 
 // Stats reports the queue at path; UnknownEndpoint when no queue is
@@ -225,7 +236,8 @@ func (b *Broker) Stats(ctx context.Context, path string) (QueueStats, error) {
 func (q *queue) stats() QueueStats {
 	s := QueueStats{Ready: len(q.ready), Unsettled: len(q.unsettled), Bytes: q.budget.charged(),
 		Consumers: len(q.consumers.list), Delivered: q.delivered, Refused: q.refused.Load(), Interrupted: q.interrupted.Load(),
-		Unconfirmed: q.unconfirmed.Load(), BadReports: q.badReports.Load(), Deferred: len(q.deferred), Quarantined: q.quarantinedCount}
+		Unconfirmed: q.unconfirmed.Load(), BadReports: q.badReports.Load(), Deferred: len(q.deferred), Quarantined: q.quarantinedCount,
+		ReportsAbandoned: q.reportsAbandoned.Load()}
 	for _, m := range q.ready {
 		s.MaxAttempts = max(s.MaxAttempts, m.attempts)
 	}

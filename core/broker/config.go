@@ -2,6 +2,7 @@ package broker
 
 import (
 	"strings"
+	"time"
 
 	"github.com/weida-go/weida/core/broker/store"
 	"github.com/weida-go/weida/core/errs"
@@ -121,6 +122,11 @@ type Config struct {
 	// ceiling is MaxConnectionUnsettled, which also bounds all of one
 	// consumer connection's subscriptions together; above it New refuses.
 	MaxUnsettled int
+	// ReportDeadline bounds how long a report toward a producer waits for
+	// the producer's stream credit to open its stream (default 10 s,
+	// weida.DefaultReportDeadline; BROKER.md §11); past it the report is
+	// abandoned and counted in Stats.ReportsAbandoned.
+	ReportDeadline time.Duration
 	// OnError, when set, hears what the broker cannot tell a peer: an
 	// admission that failed at the store (the producer sees Rejected, or
 	// NoReply when the store recorded it but could not make it durable),
@@ -135,6 +141,9 @@ type Config struct {
 // validated applies the defaults and checks the configuration; it names
 // the first problem it finds.
 func (c Config) validated() (Config, error) {
+	if c.ReportDeadline < 0 {
+		return c, errs.New(errs.KindRuntime, "broker config: ReportDeadline must not be negative")
+	}
 	if c.QueueBytes < 0 || c.MaxQueues < 0 || c.SegmentBytes < 0 || c.MaxUnsettled < NeverDeliver {
 		return c, errs.New(errs.KindRuntime, "broker config: QueueBytes, MaxQueues, SegmentBytes and MaxUnsettled must not be negative (NeverDeliver aside)")
 	}

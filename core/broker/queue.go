@@ -40,7 +40,11 @@ type queue struct {
 	unconfirmed atomic.Uint64
 	// Consumer reports ignored: Processed claimed beyond the body.
 	badReports atomic.Uint64
-	wg         sync.WaitGroup // every goroutine the queue started
+	// Reports toward producers given up: past MaxProducerReports on the
+	// producer's connection, or unopened within Config.ReportDeadline.
+	reportsAbandoned atomic.Uint64
+	producers        *producerReports
+	wg               sync.WaitGroup // every goroutine the queue started
 
 	// Owned by the loop.
 	ready        []*message // head first

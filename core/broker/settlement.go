@@ -21,6 +21,11 @@ const reportDeadline = 10 * time.Second
 func (q *queue) watch(d *delivery, c *weida.Cursors) {
 	defer d.cancel()
 	settled := q.readReport(d, c)
+	if c.Ignored() > 0 {
+		// Records that measured nothing (beyond the body, a level not
+		// ordered) were dropped as they came; the delivery is counted once.
+		q.badReports.Add(1)
+	}
 	_ = c.Close() // releases the report id, if its stream never came
 	d.giveSlot()
 	if settled {
@@ -34,7 +39,7 @@ func (q *queue) watch(d *delivery, c *weida.Cursors) {
 // and posting the settlement; it reports whether the delivery settled.
 func (q *queue) readReport(d *delivery, c *weida.Cursors) bool {
 	ctx := d.ctx
-	settled, beyond := false, false
+	settled := false
 	for {
 		snap, more, err := c.Changed(ctx)
 		if err != nil || !more {
@@ -43,10 +48,6 @@ func (q *queue) readReport(d *delivery, c *weida.Cursors) bool {
 		// A record came, so its stream was taken: the connection holds
 		// the report id no more.
 		d.giveSlot()
-		if !beyond && pastTheBody(snap, d.msg.bodyLen) {
-			beyond = true
-			q.badReports.Add(1)
-		}
 		if settled || !settles(snap, d.msg.bodyLen) {
 			d.msg.producer.relay(snap, d.msg)
 			continue
@@ -68,14 +69,6 @@ func (q *queue) readReport(d *delivery, c *weida.Cursors) bool {
 		ctx, stop = context.WithTimeout(q.ctx, reportDeadline)
 		defer stop()
 	}
-}
-
-// pastTheBody reports a consumer claiming Processed beyond the body's
-// length: nobody measured it, so it settles nothing and is counted
-// (Stats.BadReports); the connection goes on.
-func pastTheBody(snap map[uint64]uint64, bodyLen uint64) bool {
-	off, ok := snap[weida.Processed]
-	return ok && off > bodyLen
 }
 
 // settles reports whether a report snapshot settles a body of bodyLen:

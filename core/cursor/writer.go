@@ -79,6 +79,8 @@ type Writer struct {
 	opened   bool // the stream was opened
 	finished bool // Finish was called
 	over     bool // nothing more will be written: finished and flushed, or failed
+	failed   bool // over because the stream could not be opened or written
+	onEnd    func()
 	done     chan struct{}
 
 	// stream belongs to the writing goroutine while it runs; otherwise,
@@ -280,11 +282,12 @@ func (w *Writer) commitDirtyLocked() {
 }
 
 // write opens the stream on first use and writes recs; false means the
-// report is over.
+// report is over, abandoned.
 func (w *Writer) write(recs []byte) bool {
 	if w.stream == nil {
 		s, err := w.open()
 		if err != nil {
+			w.markFailed()
 			return false
 		}
 		w.stream = s
@@ -292,8 +295,38 @@ func (w *Writer) write(recs []byte) bool {
 		w.opened = true
 		w.mu.Unlock()
 	}
-	_, err := w.stream.Write(recs)
-	return err == nil
+	if _, err := w.stream.Write(recs); err != nil {
+		w.markFailed()
+		return false
+	}
+	return true
+}
+
+func (w *Writer) markFailed() {
+	w.mu.Lock()
+	w.failed = true
+	w.mu.Unlock()
+}
+
+// Abandoned reports whether the report ended because its stream could not
+// be opened or written (the orderer stopped reading, its stream credit
+// never came, the connection ended), not because it was finished.
+func (w *Writer) Abandoned() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.failed
+}
+
+// AfterEnd has f run, on a goroutine of its own, once the report is over
+// (at once if it is already). Only the last f set runs.
+func (w *Writer) AfterEnd(f func()) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.over {
+		go f()
+		return
+	}
+	w.onEnd = f
 }
 
 func (w *Writer) end() {
@@ -310,5 +343,8 @@ func (w *Writer) endLocked() {
 		w.dirty = 0
 		w.disarmLocked()
 		close(w.done)
+		if w.onEnd != nil {
+			go w.onEnd()
+		}
 	}
 }
