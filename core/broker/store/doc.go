@@ -84,7 +84,9 @@
 // pass (EMFILE, ENFILE, EAGAIN, EINTR, ENOMEM, EIO) from them. A message
 // whose payload is permanently unreadable is taken out with
 // [Queue.Quarantine]: a fsynced QUARANTINE record keeps a restart from
-// bringing it back, and its payload file stays for an operator.
+// bringing it back, its payload file is moved to <dir>/quarantine/ for an
+// operator (so a later Admit of the same body writes a sound file rather
+// than deduplicating against it), and it pins no segment.
 //
 // An Admit whose ADMIT record was written but whose fsync then failed
 // returns an Indeterminate error wrapping [ErrNotDurable]: the message may

@@ -184,19 +184,20 @@ func TestTransientReadFailuresAreRecognisable(t *testing.T) {
 
 // TestQuarantineSurvivesAPowerCut: a quarantined message leaves the live
 // set at once and for good — the record is fsynced, so a power cut right
-// after does not bring it back — and keeps its payload file; a Flushed
-// queue whose quarantined message's payload is corrupt still opens.
+// after does not bring it back — pins the low-water mark no more, and its
+// payload is set aside (durably) under quarantine/ for an operator.
 func TestQuarantineSurvivesAPowerCut(t *testing.T) {
 	disk := faultfs.New(1)
 	s := openOnDisk(t, disk)
 	q, _ := openQueue(t, s, store.Flushed)
 	bad := admit(t, q, bodyOf(0, fileSized), store.Meta{})
 	next := admit(t, q, bodyOf(1, fileSized), store.Meta{})
+	zeroFile(t, disk, store.PayloadPath("/data", bad.Digest), bad.BodyLen)
 	if err := q.Quarantine(bad.Seq, "payload does not match its digest"); err != nil {
 		t.Fatal(err)
 	}
-	if st := q.Stats(); st.Quarantined != 1 || st.Live != 1 || st.LowWater != bad.Seq {
-		t.Fatalf("stats after Quarantine %+v, want 1 quarantined, 1 live, low water %d", st, bad.Seq)
+	if st := q.Stats(); st.Quarantined != 1 || st.Live != 1 || st.LowWater != next.Seq {
+		t.Fatalf("stats after Quarantine %+v, want 1 quarantined, 1 live, low water %d", st, next.Seq)
 	}
 	if _, err := q.OpenBody(bad.Seq); err == nil {
 		t.Fatal("a quarantined message still opens for delivery")
@@ -204,7 +205,6 @@ func TestQuarantineSurvivesAPowerCut(t *testing.T) {
 	if err := q.Quarantine(bad.Seq, "again"); err != nil {
 		t.Fatalf("a second Quarantine of the same seq: %v", err)
 	}
-	zeroFile(t, disk, store.PayloadPath("/data", bad.Digest), bad.BodyLen)
 	disk.PowerCut()
 
 	s = openOnDisk(t, disk)
@@ -213,8 +213,47 @@ func TestQuarantineSurvivesAPowerCut(t *testing.T) {
 	if !equalSeqs(seqsOf(live), []uint64{next.Seq}) || q.Stats().Quarantined != 1 {
 		t.Fatalf("after the cut: live %v, stats %+v; want only seq %d live and 1 quarantined", seqsOf(live), q.Stats(), next.Seq)
 	}
-	if !disk.Durable(store.PayloadPath("/data", bad.Digest)) {
-		t.Fatal("the quarantined message's payload file is gone")
+	if disk.Durable(store.PayloadPath("/data", bad.Digest)) {
+		t.Fatal("the quarantined payload is still where a later Admit would dedup against it")
+	}
+	if kept := fmt.Sprintf("/data/quarantine/%x.%d", bad.Digest, bad.Seq); !disk.Durable(kept) {
+		t.Fatalf("the quarantined payload was not set aside at %s", kept)
+	}
+}
+
+// TestAdmitAfterQuarantineStoresASoundBody: the same body admitted after
+// its payload was quarantined gets a sound payload file of its own and
+// reads back whole, on both durabilities and after a restart. Before, it
+// deduplicated against the quarantined file: certified Stored, then
+// quarantined in its turn and lost.
+func TestAdmitAfterQuarantineStoresASoundBody(t *testing.T) {
+	for _, d := range []store.Durability{store.Written, store.Flushed} {
+		disk := faultfs.New(1)
+		s := openOnDisk(t, disk)
+		q, _ := openQueue(t, s, d)
+		body := bodyOf(7, fileSized)
+		bad := admit(t, q, body, store.Meta{})
+		zeroFile(t, disk, store.PayloadPath("/data", bad.Digest), bad.BodyLen)
+		if _, err := readAllOf(t, q, bad.Seq); !errors.Is(err, store.ErrPayloadCorrupt) {
+			t.Fatalf("%v: the zeroed body read as %v, want ErrPayloadCorrupt", d, err)
+		}
+		if err := q.Quarantine(bad.Seq, "digest mismatch"); err != nil {
+			t.Fatal(err)
+		}
+		again := admit(t, q, body, store.Meta{})
+		if b, err := readAllOf(t, q, again.Seq); err != nil || !bytes.Equal(b, body) {
+			t.Fatalf("%v: the body admitted again read %d bytes, %v", d, len(b), err)
+		}
+		s.Close()
+		s = openOnDisk(t, disk)
+		q, live := openQueue(t, s, d)
+		if !equalSeqs(seqsOf(live), []uint64{again.Seq}) {
+			t.Fatalf("%v: after a restart live %v, want %d", d, seqsOf(live), again.Seq)
+		}
+		if b, err := readAllOf(t, q, again.Seq); err != nil || !bytes.Equal(b, body) {
+			t.Fatalf("%v: after a restart the body read %d bytes, %v", d, len(b), err)
+		}
+		s.Close()
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 )
 
@@ -29,6 +30,10 @@ type payloads struct {
 type payloadRef struct {
 	count  int
 	synced bool // the file's data and directory entry have been fsynced
+	// gone: the file was moved out by a quarantine (it could not be read
+	// as its digest). The next Admit of this body writes it afresh rather
+	// than dedup against it, which also heals live messages sharing it.
+	gone bool
 }
 
 func newPayloads(fsys FS, root string) *payloads {
@@ -66,12 +71,12 @@ func (p *payloads) adopt(fin finished, flushed bool) error {
 	d := fin.digest
 	p.mu.Lock()
 	ref := p.refs[d]
-	deduped := ref != nil && ref.count > 0
+	deduped := ref != nil && ref.count > 0 && !ref.gone
 	var created File // a small body's new file, kept open for its fsync
 	if !deduped {
 		var err error
 		if fin.inMemory {
-			created, err = p.createLocked(fin.small, d, ref != nil, flushed)
+			created, err = p.createLocked(fin.small, d, ref != nil && !ref.gone, flushed)
 		} else {
 			err = p.renameLocked(fin.tmp, d)
 		}
@@ -86,7 +91,7 @@ func (p *payloads) adopt(fin finished, flushed bool) error {
 			ref = &payloadRef{}
 			p.refs[d] = ref
 		}
-		ref.synced = false // a new file: its durability starts over
+		ref.synced, ref.gone = false, false // a new file: its durability starts over
 	}
 	ref.count++
 	needSync := flushed && !ref.synced
@@ -217,4 +222,42 @@ func (p *payloads) removeUnreferenced(ds [][32]byte) error {
 		}
 	}
 	return first
+}
+
+// quarantineDir is where quarantined payloads are kept for an operator:
+// <dir>/quarantine, outside payload/ so neither dedup nor the sweep sees
+// them.
+func (p *payloads) quarantineDir() string { return filepath.Join(filepath.Dir(p.root), "quarantine") }
+
+// setAside moves the payload of d out of the content-addressed store to
+// quarantine/<sha256-hex>.<seq> and drops the quarantined message's
+// reference. A body that fails its digest must not be what a later Admit
+// of the same body dedups against: that Admit would be certified and then
+// quarantined in its turn. A payload already gone is nothing to move.
+func (p *payloads) setAside(d [32]byte, seq uint64) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if ref := p.refs[d]; ref != nil {
+		ref.count = max(ref.count-1, 0)
+		ref.gone, ref.synced = true, false
+	}
+	dir := p.quarantineDir()
+	if err := p.fs.MkdirAll(dir, 0o700); err != nil {
+		return ioError("making the quarantine directory", dir, err)
+	}
+	// The directory's own entry must be durable for what it holds to be.
+	if err := syncDirOf(p.fs, filepath.Dir(dir)); err != nil {
+		return err
+	}
+	kept := filepath.Join(dir, hex.EncodeToString(d[:])+"."+strconv.FormatUint(seq, 10))
+	if err := p.fs.Rename(p.path(d), kept); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return ioError("setting a quarantined payload aside to", kept, err)
+	}
+	if err := syncDirOf(p.fs, dir); err != nil {
+		return err
+	}
+	return syncDirOf(p.fs, p.dirOf(d))
 }

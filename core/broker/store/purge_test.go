@@ -13,14 +13,19 @@ func TestSegmentRollAndPurge(t *testing.T) {
 	tests := []struct {
 		name         string
 		settle       func(seq uint64) bool
+		quarantine   func(seq uint64) bool // else what settle spares stays live
 		wantSegments func(before int) bool
 	}{
-		{"all settled: only the active segment stays", func(uint64) bool { return true },
+		{"all settled: only the active segment stays", func(uint64) bool { return true }, nil,
 			func(before int) bool { return before == 1 }},
-		{"first unsettled pins every segment", func(seq uint64) bool { return seq != 1 },
+		{"first unsettled pins every segment", func(seq uint64) bool { return seq != 1 }, nil,
 			func(before int) bool { return before >= n/3 }},
-		{"first half settled: the prefix goes", func(seq uint64) bool { return seq <= n/2 },
+		{"first half settled: the prefix goes", func(seq uint64) bool { return seq <= n/2 }, nil,
 			func(before int) bool { return before > 1 && before < n/3 }},
+		// A quarantined message pins nothing: before, its seq held every
+		// segment from its ADMIT on for the life of the queue.
+		{"first quarantined, the rest settled: only the active segment stays", func(seq uint64) bool { return seq != 1 },
+			func(seq uint64) bool { return seq == 1 }, func(before int) bool { return before == 1 }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -36,6 +41,12 @@ func TestSegmentRollAndPurge(t *testing.T) {
 				t.Fatalf("%d segments after %d admits with 200-byte segments", got, n)
 			}
 			for seq := uint64(1); seq <= n; seq++ {
+				if tc.quarantine != nil && tc.quarantine(seq) {
+					if err := q.Quarantine(seq, "test"); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
 				if !tc.settle(seq) {
 					live = append(live, seq)
 					continue

@@ -4,11 +4,13 @@ package store
 // payload could not be read (ErrPayloadCorrupt, ErrPayloadMissing) and it
 // must be neither delivered as valid nor redelivered in a loop. A
 // QUARANTINE record, fsynced before Quarantine returns whatever the
-// queue's durability, keeps a restart from bringing it back; the message
-// keeps its payload file (for an operator: the reason is in the record,
-// the digest names the file) and its seq pins the low-water mark, so the
-// segments from its ADMIT on stay too. Stats counts it as Quarantined.
-// Quarantining a message already quarantined does nothing.
+// queue's durability, keeps a restart from bringing it back. The payload
+// file is moved to <dir>/quarantine/<sha256-hex>.<seq> for an operator, so
+// a later Admit of the same body writes a sound file instead of
+// deduplicating against the bad one; and the message no longer pins the
+// low-water mark, so its segments are purged like a settled one's. Stats
+// counts it as Quarantined until the store closes. Quarantining a message
+// already quarantined does nothing.
 func (q *Queue) Quarantine(seq uint64, reason string) error {
 	q.mu.Lock()
 	if q.quarantine[seq] != nil && !q.closed {
@@ -29,5 +31,11 @@ func (q *Queue) Quarantine(seq uint64, reason string) error {
 	q.quarantine[seq] = m
 	q.liveBytes -= m.BodyLen
 	q.mu.Unlock()
-	return q.j.syncTo(end)
+	if err := q.j.syncTo(end); err != nil {
+		return err
+	}
+	if m.isInline() {
+		return nil
+	}
+	return q.s.payloads.setAside(m.Digest, seq)
 }

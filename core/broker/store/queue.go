@@ -18,7 +18,7 @@ type Queue struct {
 
 	mu         sync.Mutex
 	live       map[uint64]*Message
-	quarantine map[uint64]*Message // out of live, kept on disk; they pin the low-water mark
+	quarantine map[uint64]*Message // out of live for good, counted; their payloads set aside
 	order      []uint64            // live and quarantined seqs in admit order from index head on; settled ones skipped lazily
 	head       int
 	nextSeq    uint64
@@ -172,7 +172,7 @@ func (q *Queue) notLive(seq uint64) error {
 // lowWaterLocked is the smallest live seq, or nextSeq when nothing is live:
 // every seq below it is settled.
 func (q *Queue) lowWaterLocked() uint64 {
-	for q.head < len(q.order) && q.live[q.order[q.head]] == nil && q.quarantine[q.order[q.head]] == nil {
+	for q.head < len(q.order) && q.live[q.order[q.head]] == nil {
 		q.head++
 	}
 	if q.head > 1024 && q.head*2 > len(q.order) {

@@ -11,8 +11,8 @@ type recovered struct {
 	segs       []segment
 	activeSize int64 // valid length of the last segment
 	live       map[uint64]*Message
-	// quarantined messages are out of the live set but keep their
-	// payloads and pin the low-water mark (Queue.Quarantine).
+	// quarantined messages are out of the live set for good; their
+	// payloads were set aside and they pin nothing (Queue.Quarantine).
 	quarantined map[uint64]*Message
 	// unreadable are live messages whose payload failed step 4: OpenQueue
 	// refuses a Flushed queue for them and drops them from a Written one.
@@ -171,9 +171,9 @@ func (rq *recovered) unreadableError(path []byte) error {
 // seqs returns the live seqs in ascending order.
 func (rq *recovered) seqs() []uint64 { return sortedSeqs(rq.live) }
 
-// pinned returns the seqs that hold the low-water mark, live and
-// quarantined, in ascending order.
-func (rq *recovered) pinned() []uint64 { return sortedSeqs(rq.live, rq.quarantined) }
+// pinned returns the seqs that hold the low-water mark (the live ones; a
+// quarantined message pins nothing), in ascending order.
+func (rq *recovered) pinned() []uint64 { return sortedSeqs(rq.live) }
 
 func sortedSeqs(sets ...map[uint64]*Message) []uint64 {
 	var out []uint64
@@ -187,11 +187,11 @@ func sortedSeqs(sets ...map[uint64]*Message) []uint64 {
 }
 
 // payloadMessages are the messages whose payload files recovery keeps
-// referenced: live, quarantined (kept for an operator) and unreadable (kept
-// until OpenQueue judges them).
+// referenced: live and unreadable (kept until OpenQueue judges them);
+// quarantined ones had theirs set aside.
 func (rq *recovered) payloadMessages() []*Message {
 	out := make([]*Message, 0, len(rq.live)+len(rq.quarantined)+len(rq.unreadable))
-	for _, set := range []map[uint64]*Message{rq.live, rq.quarantined} {
+	for _, set := range []map[uint64]*Message{rq.live} {
 		for _, m := range set {
 			out = append(out, m)
 		}
