@@ -71,6 +71,10 @@ func New(rt *weida.Runtime, cfg Config) (*Broker, error) {
 		q := newQueue(ctx, qc.Path, port, keepers[i].keeper, cfg, slots)
 		q.producers = producers
 		q.recover(keepers[i].recovered)
+		if err := keepers[i].unserved; err != nil {
+			q.unserved = err
+			q.onError(err) // the operator hears at start why this queue is not served
+		}
 		b.queues = append(b.queues, q)
 		b.byPath[qc.Path] = q
 	}
@@ -219,6 +223,11 @@ type QueueStats struct {
 	// reads none of its streams). Their messages were admitted all the
 	// same.
 	ReportsAbandoned uint64
+	// Unserved is why the store refused to open this persistent queue (its
+	// journal, or a payload a Flushed queue certified, is corrupt): nothing
+	// is admitted or delivered at its path, its data is left as found, and
+	// the broker's other queues are served. Nil when the queue serves.
+	Unserved error
 }
 
 // Stats reports the queue at path; UnknownEndpoint when no queue is
@@ -237,7 +246,7 @@ func (q *queue) stats() QueueStats {
 	s := QueueStats{Ready: len(q.ready), Unsettled: len(q.unsettled), Bytes: q.budget.charged(),
 		Consumers: len(q.consumers.list), Delivered: q.delivered, Refused: q.refused.Load(), Interrupted: q.interrupted.Load(),
 		Unconfirmed: q.unconfirmed.Load(), BadReports: q.badReports.Load(), Deferred: len(q.deferred), Quarantined: q.quarantinedCount,
-		ReportsAbandoned: q.reportsAbandoned.Load()}
+		ReportsAbandoned: q.reportsAbandoned.Load(), Unserved: q.unserved}
 	for _, m := range q.ready {
 		s.MaxAttempts = max(s.MaxAttempts, m.attempts)
 	}

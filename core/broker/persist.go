@@ -8,18 +8,22 @@ import (
 	"github.com/weida-go/weida/core/broker/store"
 )
 
-// openedKeeper is a queue's keeper and what it recovered.
+// openedKeeper is a queue's keeper and what it recovered; unserved is why
+// the store refused to open the queue (its keeper is then an
+// unservedKeeper), nil when it serves.
 type openedKeeper struct {
 	keeper    keeper
 	recovered []*message
+	unserved  error
 }
 
 // openKeepers makes every queue's keeper, in configuration order. When a
 // queue is Written or Flushed it opens the store in cfg.DataDir first, and
 // recovers each such queue before its path is registered (BROKER.md §13.3
-// step 7). A data directory that cannot be used or a corrupt store fails
-// here, with the store's error naming the file; on failure nothing stays
-// open.
+// step 7). A data directory that cannot be used fails here, with the
+// store's error naming the file, and on failure nothing stays open; a
+// queue whose own data is corrupt is left unserved (unservedKeeper) and
+// the others open.
 func openKeepers(cfg Config) (_ []openedKeeper, _ io.Closer, err error) {
 	keepers := make([]openedKeeper, len(cfg.Queues))
 	var s *store.Store
@@ -47,6 +51,10 @@ func openKeepers(cfg Config) (_ []openedKeeper, _ io.Closer, err error) {
 			}
 		}
 		sq, msgs, qerr := s.OpenQueue([]byte(qc.Path), storeDurability(qc.Durability))
+		if errors.Is(qerr, store.ErrCorrupt) {
+			keepers[i] = openedKeeper{keeper: unservedKeeper{qerr}, unserved: qerr}
+			continue
+		}
 		if qerr != nil {
 			return nil, nil, qerr
 		}

@@ -44,6 +44,7 @@ type queue struct {
 	// producer's connection, or unopened within Config.ReportDeadline.
 	reportsAbandoned atomic.Uint64
 	producers        *producerReports
+	unserved         error          // set once by New: the store refused this queue
 	wg               sync.WaitGroup // every goroutine the queue started
 
 	// Owned by the loop.
