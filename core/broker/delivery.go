@@ -7,7 +7,6 @@ import (
 
 	weida "github.com/weida-go/weida/core"
 	"github.com/weida-go/weida/core/errs"
-	"github.com/weida-go/weida/core/wire"
 )
 
 // delivery is one handing-out of a message to one subscription. It is
@@ -59,10 +58,20 @@ func (q *queue) pump() {
 // pick finds the earliest ready message some eligible subscription
 // matches, and the subscription to take it.
 func (q *queue) pick() (int, *subscription) {
+	q.matches.refresh(q.consumers.list)
+	gen := q.matches.gen
 	for i, m := range q.ready {
+		if m.unmatchedAt == gen {
+			continue // no subscription of this set matches it
+		}
+		matched := q.matches.of(m.topic())
+		if len(matched) == 0 {
+			m.unmatchedAt = gen
+			continue
+		}
 		eligible := q.scratch[:0]
-		for _, s := range q.consumers.list {
-			if q.canTake(s) && wire.MatchTopic(m.topic(), s.key.filter) {
+		for _, s := range matched {
+			if q.canTake(s) {
 				eligible = append(eligible, s)
 			}
 		}

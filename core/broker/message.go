@@ -18,6 +18,10 @@ type message struct {
 	// readFailures counts the body's reads in a row that failed in a way
 	// that may pass; it sets the back-off (unreadable.go).
 	readFailures int
+	// unmatchedAt is the generation of the queue's subscription set at
+	// which no subscription matched this message (matching.go); 0 until
+	// then.
+	unmatchedAt uint64
 	// producer is the report the producer ordered, while it can still be
 	// answered; nil when it ordered none (or the message was recovered).
 	producer *producerReport

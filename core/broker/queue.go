@@ -7,6 +7,7 @@ import (
 	"time"
 
 	weida "github.com/weida-go/weida/core"
+	"github.com/weida-go/weida/core/broker/access"
 	"github.com/weida-go/weida/core/errs"
 )
 
@@ -44,6 +45,7 @@ type queue struct {
 	// producer's connection, or unopened within Config.ReportDeadline.
 	reportsAbandoned atomic.Uint64
 	producers        *producerReports
+	guard            *access.Guard  // who may produce and consume (authz.go)
 	unserved         error          // set once by New: the store refused this queue
 	wg               sync.WaitGroup // every goroutine the queue started
 
@@ -57,6 +59,7 @@ type queue struct {
 	retired      bool // delivery stopped for good
 	retiring     *retireState
 	scratch      []*subscription // the scan's eligible set, reused
+	matches      topicMatches    // which subscriptions each topic's filter matches
 	waiters      []waiter        // conditions someone waits for (await)
 	// deferred holds the messages whose body read failed in a way that
 	// may pass, each until its back-off timer fires.
