@@ -18,6 +18,10 @@ import (
 // An admission whose outcome is unknown (admitted.go) reports Accepted
 // when the queue holds the message, and never Stored.
 func (q *queue) admitTransfer(t *weida.IncomingTransfer) {
+	if !q.mayProduce(t) {
+		_ = t.Close() // STOP_SENDING(REJECTED): nothing read, nothing kept
+		return
+	}
 	stop := context.AfterFunc(q.ctx, func() { _ = t.Close() }) // the broker closing stops a slow body
 	defer stop()
 	m, err := q.receive(t)
@@ -57,6 +61,10 @@ func (q *queue) admitTransfer(t *weida.IncomingTransfer) {
 // here whether the store had recorded the message.
 func (q *queue) admitExchange(ex *weida.IncomingExchange) {
 	req := ex.Request()
+	if !q.mayProduce(req) {
+		_ = ex.Refuse() // ERROR REJECTED, before a byte of the body is read
+		return
+	}
 	stop := context.AfterFunc(q.ctx, func() { _ = ex.Close() })
 	defer stop()
 	m, err := q.receive(req)

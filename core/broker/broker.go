@@ -7,6 +7,7 @@ import (
 	"time"
 
 	weida "github.com/weida-go/weida/core"
+	"github.com/weida-go/weida/core/broker/access"
 	"github.com/weida-go/weida/core/errs"
 )
 
@@ -19,7 +20,8 @@ type Broker struct {
 	cfg    Config
 	queues []*queue
 	byPath map[string]*queue
-	store  io.Closer // the persistent queues' store, when any queue has one
+	store  io.Closer     // the persistent queues' store, when any queue has one
+	guard  *access.Guard // the access policy in force (authz.go)
 	ctx    context.Context
 	cancel context.CancelFunc
 
@@ -46,8 +48,12 @@ func New(rt *weida.Runtime, cfg Config) (*Broker, error) {
 	if err := checkOffer(rt.Offered(), cfg.Queues); err != nil {
 		return nil, err
 	}
+	guard, err := newGuard(cfg)
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	b := &Broker{cfg: cfg, byPath: make(map[string]*queue, len(cfg.Queues)), ctx: ctx, cancel: cancel}
+	b := &Broker{cfg: cfg, byPath: make(map[string]*queue, len(cfg.Queues)), ctx: ctx, cancel: cancel, guard: guard}
 	slots := newReportSlots(MaxConnectionUnsettled)
 	producers := newProducerReports(MaxProducerReports)
 	keepers, store, err := openKeepers(cfg)
@@ -70,6 +76,7 @@ func New(rt *weida.Runtime, cfg Config) (*Broker, error) {
 		}
 		q := newQueue(ctx, qc.Path, port, keepers[i].keeper, cfg, slots)
 		q.producers = producers
+		q.guard = guard
 		q.recover(keepers[i].recovered)
 		if err := keepers[i].unserved; err != nil {
 			q.unserved = err
@@ -228,6 +235,9 @@ type QueueStats struct {
 	// is admitted or delivered at its path, its data is left as found, and
 	// the broker's other queues are served. Nil when the queue serves.
 	Unserved error
+	// Access counts what the access rules refused at this queue:
+	// admissions, SUBSCRIBE and CREDIT frames (Config.Access).
+	Access access.Refusals
 }
 
 // Stats reports the queue at path; UnknownEndpoint when no queue is
@@ -246,7 +256,8 @@ func (q *queue) stats() QueueStats {
 	s := QueueStats{Ready: len(q.ready), Unsettled: len(q.unsettled), Bytes: q.budget.charged(),
 		Consumers: len(q.consumers.list), Delivered: q.delivered, Refused: q.refused.Load(), Interrupted: q.interrupted.Load(),
 		Unconfirmed: q.unconfirmed.Load(), BadReports: q.badReports.Load(), Deferred: len(q.deferred), Quarantined: q.quarantinedCount,
-		ReportsAbandoned: q.reportsAbandoned.Load(), Unserved: q.unserved}
+		ReportsAbandoned: q.reportsAbandoned.Load(), Unserved: q.unserved,
+		Access: q.guard.Refusals(q.path)}
 	for _, m := range q.ready {
 		s.MaxAttempts = max(s.MaxAttempts, m.attempts)
 	}

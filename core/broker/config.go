@@ -1,9 +1,11 @@
 package broker
 
 import (
+	"log/slog"
 	"strings"
 	"time"
 
+	"github.com/weida-go/weida/core/broker/access"
 	"github.com/weida-go/weida/core/broker/store"
 	"github.com/weida-go/weida/core/errs"
 	"github.com/weida-go/weida/core/identity"
@@ -133,6 +135,20 @@ type Config struct {
 	// a body that could not be read back for delivery (quarantined, or
 	// retried when the failure may pass). It must not block.
 	OnError func(path string, err error)
+	// Access is who may use the queues (the "access" section of the JSON
+	// configuration): which client keys may connect, and per queue which
+	// may produce and which may consume. Nil leaves every queue open to
+	// every client the bindings admit. A binding serving the broker must
+	// be bound with Broker.BindOptions, which demand of clients' TLS what
+	// the rules need.
+	Access *access.Rules
+	// Loopback says every binding serving the broker binds a loopback
+	// address (access.IsLoopbackAddr): anonymous clients are then admitted
+	// unless Access.Anonymous says otherwise, and refused without it.
+	Loopback bool
+	// AccessLog hears each refusal once per key, queue and action (nil:
+	// slog.Default()); Stats counts every one.
+	AccessLog *slog.Logger
 
 	// storeFS is the store's file system in tests (nil: the OS's).
 	storeFS store.FS

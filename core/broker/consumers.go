@@ -52,8 +52,8 @@ func (cs *consumers) init() {
 // for it; a repeat keeps its limit and delivered count, so re-subscribing
 // mints no credit.
 func (q *queue) subscribe(c weida.PortConn, filter string) {
-	if !c.Alive() {
-		return
+	if !c.Alive() || !q.mayConsume(c) {
+		return // a refused SUBSCRIBE registers nothing (authz.go)
 	}
 	cs := &q.consumers
 	key := subKey{c, filter}
@@ -90,8 +90,8 @@ func compareSubs(a, b *subscription) int {
 // changes nothing (monotone, so repeated or reordered grants are harmless).
 // A grant for a subscription not made yet is held.
 func (q *queue) credit(c weida.PortConn, filter string, limit uint64) {
-	if !c.Alive() {
-		return
+	if !c.Alive() || !q.mayConsume(c) {
+		return // a refused grant is neither applied nor held
 	}
 	cs := &q.consumers
 	key := subKey{c, filter}
