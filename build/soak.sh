@@ -30,6 +30,10 @@ echo "== power loss: 200 cuts per durability (core/broker/store)"
 WEIDA_POWERCUTS=200 go test -count=1 -v -run '^TestPowerLoss' ./core/broker/store/ 2>&1 |
 	tee -a "$log" | grep -E '^(--- (PASS|FAIL)|ok|FAIL)'
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+echo "== power loss over QUIC: 50 cuts per durability (core/broker: producers' certificates)"
+WEIDA_BROKER_POWERCUTS=50 go test -count=1 -v -run '^TestPowerLossOverQUIC$' ./core/broker/ 2>&1 |
+	tee -a "$log" | grep -E '^(--- (PASS|FAIL)|ok|FAIL)|figure:'
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 set -e
 
 echo
