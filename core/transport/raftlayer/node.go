@@ -151,6 +151,10 @@ func (n *Node) Close() error {
 	if terr := n.transport.Close(); err == nil {
 		err = terr
 	}
+	// quic-go leaves a socket it was handed open; the node owns it.
+	if perr := n.transport.Conn.Close(); err == nil && !errors.Is(perr, net.ErrClosed) {
+		err = perr
+	}
 	return err
 }
 
