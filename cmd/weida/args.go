@@ -19,6 +19,9 @@ type verb struct {
 	options  []option
 	// takesFile says a second non-option argument names the payload file.
 	takesFile bool
+	// operand names the first non-option argument when it is not a URL
+	// (keygen's PATH); it is kept in invocation.url all the same.
+	operand string
 	// check enforces the verb's own usage rules once the arguments are
 	// read, e.g. serve's role; nil when there are none.
 	check func(*invocation) error
@@ -218,7 +221,7 @@ func (inv *invocation) takeOperands(operands []string) error {
 	}
 	switch {
 	case len(operands) == 0:
-		return usageErrorf(v, "missing URL")
+		return usageErrorf(v, "missing %s", operandName(v))
 	case len(operands) > limit:
 		return usageErrorf(v, "unexpected argument %q: %s takes %s", operands[limit], v.name, operandNames(v))
 	}
@@ -229,12 +232,20 @@ func (inv *invocation) takeOperands(operands []string) error {
 	return nil
 }
 
+// operandName is what v calls its first non-option argument.
+func operandName(v *verb) string {
+	if v.operand != "" {
+		return v.operand
+	}
+	return "URL"
+}
+
 // operandNames says which non-option arguments v takes, for an error.
 func operandNames(v *verb) string {
 	if v.takesFile {
 		return "a URL and at most one FILE"
 	}
-	return "only a URL"
+	return "only a " + operandName(v)
 }
 
 // reportUsageError writes err and a pointer to the right usage on stderr.

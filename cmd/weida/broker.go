@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	weida "github.com/weida-go/weida/core"
@@ -27,11 +28,11 @@ var (
 // brokerVerb serves queues and prints each queue's dialling address.
 var brokerVerb = &verb{
 	name:     "broker",
-	synopsis: "URL [--queue PATH[:DURABILITY][,...]] [--data DIR] [--config FILE] [--identity PATH] [--cert-out PATH]",
+	synopsis: "URL [--queue PATH[:DURABILITY][,...]] [--data DIR] [--config FILE] [--clients FILE|any] [--anonymous] [--identity PATH] [--cert-out PATH]",
 	summary: "serve a queue at the bind URL's path (and at each --queue path) and print one " +
 		"dialling address per queue on stdout; producers send to it, subscribers grant credit " +
 		"and settle with Processed",
-	options:       []option{optQueue, optData, optConfig, optIdentity, optCertOut},
+	options:       []option{optQueue, optData, optConfig, optClients, optAnonymous, optIdentity, optCertOut},
 	runtimeConfig: brokerRuntimeConfig,
 	run:           runBroker,
 }
@@ -64,6 +65,8 @@ func runBroker(ctx context.Context, rt *weida.Runtime, inv *invocation, con cons
 	}
 	cfg := inv.broker
 	cfg.OnError = func(path string, err error) { fmt.Fprintf(con.err, "weida: queue %s: %v\n", path, err) }
+	cfg.Loopback = bindsLoopback(addr)
+	cfg.AccessLog = slog.New(slog.NewTextHandler(con.err, nil))
 	id, err := serverIdentity(inv, con)
 	if err != nil {
 		return err
@@ -73,10 +76,11 @@ func runBroker(ctx context.Context, rt *weida.Runtime, inv *invocation, con cons
 		return err
 	}
 	defer b.Close()
-	binding, err := bind(rt, addr, id)
+	binding, err := bind(rt, addr, id, b.BindOptions()...)
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(con.err, "weida: %s\n", b.Access().Describe())
 	if err := writeCertificate(inv, id, con); err != nil {
 		return err
 	}
@@ -87,7 +91,7 @@ func runBroker(ctx context.Context, rt *weida.Runtime, inv *invocation, con cons
 	}
 	served := make(chan error, 1)
 	go func() { served <- b.Serve(context.Background()) }()
-	<-ctx.Done()
+	serveReloads(ctx, b, inv, con)
 	r := b.Retire(inv.drainDeadline())
 	fmt.Fprintf(con.err, "weida: retired: %d settled, %d requeued, %d held undelivered\n",
 		r.Settled, r.Requeued, r.Unsettled)
@@ -133,6 +137,7 @@ func brokerConfig(inv *invocation, urlPath string) (broker.Config, error) {
 	if dir, ok := inv.value(optData); ok {
 		cfg.DataDir = dir
 	}
+	cfg.Access = accessRules(inv, cfg.Access)
 	return cfg, nil
 }
 

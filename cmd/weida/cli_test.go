@@ -25,7 +25,7 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{"no verb", nil, "weida: no verb given"},
 		{"unknown verb", []string{"frobnicate", url}, `weida: unknown verb "frobnicate"`},
 		{"unknown option", []string{"send", "--bogus", url}, `weida: unknown option "--bogus"`},
-		{"option of another verb", []string{"send", "--identity", "x", url}, `unknown option "--identity"`},
+		{"option of another verb", []string{"send", "--cert-out", "x", url}, `unknown option "--cert-out"`},
 		{"option before the verb", []string{"--ca", "x", "send", url}, `unknown option "--ca"`},
 		{"missing URL", []string{"request"}, "weida: missing URL"},
 		{"option without value", []string{"send", url, "--ca"}, "weida: option --ca needs a value"},

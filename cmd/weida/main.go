@@ -21,7 +21,7 @@ var version = "0.1.0-dev"
 
 // verbs is every verb this binary offers, in the order the usage text lists
 // them.
-var verbs = []*verb{sendVerb, requestVerb, subVerb, serveVerb, brokerVerb}
+var verbs = []*verb{sendVerb, requestVerb, subVerb, serveVerb, brokerVerb, keygenVerb}
 
 // drainTimeout bounds the drain every verb ends with (SURFACE.md §1.7).
 const drainTimeout = 5 * time.Second

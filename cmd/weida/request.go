@@ -11,9 +11,9 @@ import (
 // requestVerb sends one request and streams the reply to stdout.
 var requestVerb = &verb{
 	name:      "request",
-	synopsis:  "[--ca PATH] [--timeout DURATION] URL [FILE|-]",
+	synopsis:  "[--ca PATH] [--identity PATH] [--timeout DURATION] URL [FILE|-]",
 	summary:   "send FILE (or stdin) as one request and stream the reply to stdout",
-	options:   []option{optCA, optTimeout},
+	options:   []option{optCA, optIdentity, optTimeout},
 	takesFile: true,
 	run:       runRequest,
 }
@@ -26,11 +26,11 @@ func runRequest(ctx context.Context, rt *weida.Runtime, inv *invocation, con con
 	if err != nil {
 		return err
 	}
-	trust, err := dialTrust(inv)
+	trust, clientOpts, err := dialSetup(inv)
 	if err != nil {
 		return err
 	}
-	requester := rt.Requester(trust)
+	requester := rt.Requester(trust, clientOpts...)
 	if err := requester.Connect(ctx, inv.url); err != nil {
 		return err
 	}

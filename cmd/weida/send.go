@@ -10,9 +10,9 @@ import (
 // sendVerb pushes one transfer and waits for its transport receipt.
 var sendVerb = &verb{
 	name:      "send",
-	synopsis:  "[--ca PATH] [--timeout DURATION] URL [FILE|-]",
+	synopsis:  "[--ca PATH] [--identity PATH] [--timeout DURATION] URL [FILE|-]",
 	summary:   "push FILE (or stdin) as one transfer and wait for the transport receipt",
-	options:   []option{optCA, optTimeout},
+	options:   []option{optCA, optIdentity, optTimeout},
 	takesFile: true,
 	run:       runSend,
 }
@@ -28,11 +28,11 @@ func runSend(ctx context.Context, rt *weida.Runtime, inv *invocation, con consol
 	if err != nil {
 		return err
 	}
-	trust, err := dialTrust(inv)
+	trust, clientOpts, err := dialSetup(inv)
 	if err != nil {
 		return err
 	}
-	pusher := rt.Pusher(trust)
+	pusher := rt.Pusher(trust, clientOpts...)
 	if err := pusher.Connect(ctx, inv.url); err != nil {
 		return err
 	}

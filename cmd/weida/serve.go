@@ -21,8 +21,9 @@ var (
 		help: `publish each line of stdin as "TOPIC BODY" (split at the first space; a line ` +
 			"without one is a body on the empty topic), and exit at the end of stdin"}
 	optIdentity = option{name: "--identity", value: "PATH",
-		help: "load the server identity from PATH, or create it there (owner-only) when missing, " +
-			"so the printed address survives restarts"}
+		help: "serve and broker: load the server identity from PATH, or create it there (owner-only) " +
+			"when missing, so the printed address survives restarts; send, request and sub: present " +
+			"the identity in PATH (as weida keygen writes it), so the server proves this client's key"}
 	optCertOut = option{name: "--cert-out", value: "PATH",
 		help: "also write the certificate (never the key) to PATH, for clients that use --ca"}
 )
@@ -154,10 +155,10 @@ func serverIdentity(inv *invocation, con console) (*weida.Identity, error) {
 // bind serves the runtime's paths on addr: QUIC, or a unix socket (the
 // kernel proves its peers, so no identity is used there). An in-process
 // bus would be unreachable from a shell (SURFACE.md §1.5).
-func bind(rt *weida.Runtime, addr weida.Address, id *weida.Identity) (*weida.Binding, error) {
+func bind(rt *weida.Runtime, addr weida.Address, id *weida.Identity, opts ...weida.BindOption) (*weida.Binding, error) {
 	switch addr.Scheme {
 	case identity.SchemeQUIC:
-		return rt.Listener().BindQUIC(addr.HostPort(), id)
+		return rt.Listener().BindQUIC(addr.HostPort(), id, opts...)
 	case identity.SchemeUnix:
 		return rt.Listener().BindUnix(addr.SocketPath)
 	case identity.SchemeInproc:

@@ -24,9 +24,9 @@ var (
 // subVerb subscribes to a publisher and writes the payloads to stdout.
 var subVerb = &verb{
 	name:     "sub",
-	synopsis: "[--ca PATH] [--timeout DURATION] [--filter F] [--count N] [--framing line|raw|nul|length] URL",
+	synopsis: "[--ca PATH] [--identity PATH] [--timeout DURATION] [--filter F] [--count N] [--framing line|raw|nul|length] URL",
 	summary:  "subscribe to a publisher and write each message's payload to stdout",
-	options:  []option{optCA, optTimeout, optFilter, optCount, optFraming},
+	options:  []option{optCA, optIdentity, optTimeout, optFilter, optCount, optFraming},
 	check:    checkSubOptions,
 	run:      runSub,
 }
@@ -76,11 +76,11 @@ func runSub(ctx context.Context, rt *weida.Runtime, inv *invocation, con console
 	if err != nil {
 		return err
 	}
-	trust, err := dialTrust(inv)
+	trust, clientOpts, err := dialSetup(inv)
 	if err != nil {
 		return err
 	}
-	sub := rt.Subscriber(trust)
+	sub := rt.Subscriber(trust, clientOpts...)
 	// Subscribing first checks the filter before any network is touched;
 	// Connect then sends it as the connection goes live.
 	if err := sub.Subscribe(ctx, opts.filter); err != nil {
