@@ -1,6 +1,7 @@
 package weida
 
 import (
+	"log/slog"
 	"time"
 
 	"github.com/weida-go/weida/core/errs"
@@ -80,6 +81,11 @@ type Config struct {
 	// DatagramsUnavailable (never replaced by a stream), and a payload over
 	// the connection's datagram size fails with TooLarge (see TooLargeMax).
 	Datagrams bool
+	// Logger receives the runtime's log lines (log/slog): connections
+	// opened and closed at Info, failed negotiations at Warn naming the
+	// dimension, refused transfers at Debug (at most ten a second). Nothing
+	// is logged per message at Info or above. nil is silent.
+	Logger *slog.Logger
 }
 
 // OutboxFullPolicy is what a send does when the outbox is full.

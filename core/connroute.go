@@ -55,7 +55,7 @@ func (cr *connRouter) Data(c *transport.Conn, in *transport.InStream) {
 
 // Exchange implements transport.Handler.
 func (cr *connRouter) Exchange(c *transport.Conn, ex *transport.Exchange) {
-	dispatchExchange(cr.find(c, ex.In.Header.Endpoint.V), ex)
+	dispatchExchange(cr.rt, cr.find(c, ex.In.Header.Endpoint.V), ex)
 }
 
 // Control implements transport.Handler: a dialling side registers no
@@ -70,4 +70,4 @@ func (cr *connRouter) Cursor(c *transport.Conn, head wire.CursorHead, s *transpo
 
 // Closed implements transport.Handler; slots watch their connections, and
 // the connection's sequencing state goes with it.
-func (cr *connRouter) Closed(c *transport.Conn, _ error) { seqForget(c) }
+func (cr *connRouter) Closed(c *transport.Conn, err error) { seqForget(c); cr.rt.logConnClosed(c, err) }

@@ -117,7 +117,7 @@ func (rt router) Data(_ *transport.Conn, in *transport.InStream) {
 
 // Exchange implements transport.Handler.
 func (rt router) Exchange(_ *transport.Conn, ex *transport.Exchange) {
-	dispatchExchange(rt.l.lookup(ex.In.Header.Endpoint.V), ex)
+	dispatchExchange(rt.l.rt, rt.l.lookup(ex.In.Header.Endpoint.V), ex)
 }
 
 // Control implements transport.Handler: SUBSCRIBE, UNSUBSCRIBE and CREDIT
@@ -136,6 +136,7 @@ func (rt router) Cursor(c *transport.Conn, head wire.CursorHead, s *transport.Cu
 func (rt router) Closed(c *transport.Conn, err error) {
 	rt.l.connClosed(c)
 	rt.l.failed.note(c, err)
+	rt.l.rt.logConnClosed(c, err)
 	seqForget(c)
 }
 
@@ -144,8 +145,10 @@ func (rt router) Closed(c *transport.Conn, err error) {
 func dispatchData(owner *Runtime, r route, in *transport.InStream) {
 	switch {
 	case r == nil:
+		owner.logRefused(in.Conn(), in.Header.Endpoint.V, wire.CodeUnknownEndpoint)
 		in.Refuse(wire.CodeUnknownEndpoint)
 	case !r.acceptsData():
+		owner.logRefused(in.Conn(), in.Header.Endpoint.V, wire.CodeUnsupported)
 		in.Refuse(wire.CodeUnsupported)
 	default:
 		owner.deliverData(r, in)
@@ -153,11 +156,13 @@ func dispatchData(owner *Runtime, r route, in *transport.InStream) {
 }
 
 // dispatchExchange queues an exchange at r or refuses it on both halves.
-func dispatchExchange(r route, ex *transport.Exchange) {
+func dispatchExchange(owner *Runtime, r route, ex *transport.Exchange) {
 	switch {
 	case r == nil:
+		owner.logRefused(ex.Conn(), ex.In.Header.Endpoint.V, wire.CodeUnknownEndpoint)
 		ex.Refuse(wire.ErrorUnknownEndpoint, wire.CodeUnknownEndpoint)
 	case !r.acceptsExchange():
+		owner.logRefused(ex.Conn(), ex.In.Header.Endpoint.V, wire.CodeUnsupported)
 		ex.Refuse(wire.ErrorUnsupported, wire.CodeUnsupported)
 	case !r.enqueue(inbound{ex: ex}):
 		ex.Refuse(wire.ErrorUnknownEndpoint, wire.CodeUnknownEndpoint)

@@ -45,6 +45,7 @@ func (rt *Runtime) acquire(ctx context.Context, addr Address, trust Trust, id *I
 
 	router := &connRouter{rt: rt}
 	conn, err := transport.Dial(ctx, addr, trust, id, rt.tcfg, router)
+	rt.logDialled(addr, conn, err)
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,8 @@ type Runtime struct {
 	dialers  map[*dialer]struct{}
 	writers  map[*copyWriter]struct{} // fan-out writers, flushed by Drain
 
-	dedup dedupState // suppressed repeats and the window's clock (dedup.go)
+	dedup    dedupState  // suppressed repeats and the window's clock (dedup.go)
+	refusals refusalGate // bounds refusal log lines (logging.go)
 }
 
 // NewRuntime validates cfg (refusing guarantee levels it cannot honour) and

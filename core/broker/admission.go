@@ -93,6 +93,7 @@ func (q *queue) admitExchange(ex *weida.IncomingExchange) {
 // countFailure counts an admission that made no message: refused by the
 // queue (Rejected, or the store's Io), or interrupted by its producer.
 func (q *queue) countFailure(err error) {
+	q.log.admissionFailed(err)
 	switch errs.KindOf(err) {
 	case errs.KindRejected, errs.KindIO:
 		q.refused.Add(1)

@@ -149,6 +149,11 @@ type Config struct {
 	// AccessLog hears each refusal once per key, queue and action (nil:
 	// slog.Default()); Stats counts every one.
 	AccessLog *slog.Logger
+	// Logger hears what the queues do that an operator should know
+	// (logging.go): OnError's failures at Error, refused admissions and
+	// abandoned reports at Debug (at most ten a second per queue). Nil is
+	// silent. Give the runtime the same one through weida.Config.Logger.
+	Logger *slog.Logger
 
 	// storeFS is the store's file system in tests (nil: the OS's).
 	storeFS store.FS

@@ -42,6 +42,7 @@ func (pr *producerReports) start(q *queue, t *weida.IncomingTransfer) *producerR
 	if pr.live[conn] >= pr.limit {
 		pr.mu.Unlock()
 		q.reportsAbandoned.Add(1)
+		q.log.reportAbandoned("the producer connection has too many reports under way")
 		return nil // a reporter that reports nothing opens nothing
 	}
 	pr.live[conn]++
@@ -54,6 +55,7 @@ func (pr *producerReports) start(q *queue, t *weida.IncomingTransfer) *producerR
 		pr.mu.Unlock()
 		if r.Abandoned() {
 			q.reportsAbandoned.Add(1)
+			q.log.reportAbandoned("the producer gave no stream credit within the report deadline")
 		}
 	})
 	return newProducerReport(r)

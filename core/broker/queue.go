@@ -27,6 +27,7 @@ type queue struct {
 	maxUnsettled int
 	slots        *reportSlots // the report ids each consumer connection may still hold
 	onError      func(err error)
+	log          *queueLog // logging.go
 
 	ctx      context.Context // ends when the broker closes
 	events   chan event      // from the queue's goroutines
@@ -81,6 +82,7 @@ func newQueue(ctx context.Context, path string, port *weida.QueuePort, keep keep
 	if cfg.OnError != nil {
 		q.onError = func(err error) { cfg.OnError(path, err) }
 	}
+	q.onError = q.logErrors(cfg.Logger, q.onError)
 	return q
 }
 

@@ -138,7 +138,7 @@ func (l *Listener) acceptLocalLoop() {
 // serve runs an admitted connection until it ends.
 func (l *Listener) serve(c *Conn) {
 	defer l.wg.Done()
-	_ = c.start(context.Background())
+	l.started(c, c.start(context.Background()))
 	<-c.Done()
 	c.wg.Wait()
 	l.release(c)
