@@ -10,7 +10,8 @@
 #   Pub/Sub    weida serve --pub   + weida sub (filters, line and nul framing)
 #   refusals   a wrong key (exit 6), an unknown path (exit 4)
 #   Queue      weida broker + weida-tour queue (producer -> queue -> consumer,
-#              ACCEPTED, STORED and PROCESSED arriving at the producer)
+#              ACCEPTED, STORED and PROCESSED arriving at the producer), with
+#              access rules on: weida keygen, listed keys, an unlisted one refused
 #   PAIR, SURVEY, BUS   weida-tour (the CLI has no verb for them)
 set -euo pipefail
 export LC_ALL=C
@@ -209,11 +210,30 @@ sed 's/^/  px:   /' "$work/px.log"
 sed 's/^/  news: /' "$work/news.log"
 
 step "Queue: weida broker holds each message until a consumer settles it; the producer hears every level"
-start broker JOBS "weida broker 'weida://127.0.0.1:0/jobs' --queue /jobs:flushed --data broker-data" \
-	broker 'weida://127.0.0.1:0/jobs' --queue /jobs:flushed --data "$work/broker-data"
+echo "only listed keys may use the queue: one key may produce, another consume"
+for who in producer consumer stranger; do
+	show "weida keygen $who.pem"
+	"$weida" keygen "$work/$who.pem" >"$work/$who.fp" || fail "keygen $who failed"
+	echo "  $(cat "$work/$who.fp")"
+done
+printf '{"access": {"clients": "any", "anonymous": false,\n  "queues": {"/jobs": {"produce": ["%s"], "consume": ["%s"]}}}}\n' \
+	"$(cat "$work/producer.fp")" "$(cat "$work/consumer.fp")" >"$work/broker.json"
+echo "broker.json:"
+sed 's/^/  /' "$work/broker.json"
+start broker JOBS "weida broker 'weida://127.0.0.1:0/jobs' --queue /jobs:flushed --data broker-data --config broker.json" \
+	broker 'weida://127.0.0.1:0/jobs' --queue /jobs:flushed --data "$work/broker-data" --config "$work/broker.json"
 jobs_addr=$addr
-show "weida-tour queue \"\$JOBS\""
-"$bin/weida-tour" queue "$jobs_addr" || fail "the queue scene failed"
+show "weida-tour queue --producer producer.pem --consumer consumer.pem \"\$JOBS\""
+"$bin/weida-tour" queue --producer "$work/producer.pem" --consumer "$work/consumer.pem" "$jobs_addr" ||
+	fail "the queue scene failed"
+show "echo 'not yours' | weida request --identity stranger.pem \"\$JOBS\"    # an unlisted key"
+set +e
+echo 'not yours' | "$weida" request --identity "$work/stranger.pem" "$jobs_addr" 2>"$work/stranger.log"
+code=$?
+set -e
+sed 's/^/  /' "$work/stranger.log"
+[ "$code" -eq 3 ] || fail "the unlisted key's request exited $code, want 3 (rejected)"
+echo "exit 3: the broker refused the unlisted key, and kept nothing of its message"
 show 'kill -TERM $!    # the broker: SIGTERM is its ordinary end'
 stop broker
 echo "the broker's log:"

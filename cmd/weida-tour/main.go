@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"time"
+
+	weida "github.com/weida-go/weida/core"
 )
 
 // tourTimeout bounds the whole tour: a hang is a failure, not a wait.
@@ -27,9 +29,11 @@ var scenes = []scene{
 const queueTitle = "QUEUE: producer → queue → consumer, ACCEPTED and PROCESSED arriving at the producer"
 
 const usage = `usage: weida-tour                         PAIR, SURVEY and BUS on loopback
-       weida-tour queue [--memory] ADDRESS  producer and consumer on a broker's queue
+       weida-tour queue [--memory] [--producer PEM] [--consumer PEM] ADDRESS
+                                            producer and consumer on a broker's queue
                                             (ADDRESS is a written or flushed queue's,
-                                            or a memory queue's with --memory)`
+                                            or a memory queue's with --memory), each
+                                            presenting the identity in its PEM file`
 
 func main() {
 	ctx, cancel := context.WithTimeout(context.Background(), tourTimeout)
@@ -53,17 +57,35 @@ func parseArgs(args []string) (func(context.Context, io.Writer) error, error) {
 	if args[0] != "queue" {
 		return nil, fmt.Errorf("unknown scene %q", args[0])
 	}
-	args = args[1:]
-	stored := true
-	if len(args) > 0 && args[0] == "--memory" {
-		stored = false
-		args = args[1:]
+	q := queueScene{stored: true}
+	var operands []string
+	for args = args[1:]; len(args) > 0; args = args[1:] {
+		switch args[0] {
+		case "--memory":
+			q.stored = false
+		case "--producer", "--consumer":
+			if len(args) < 2 {
+				return nil, fmt.Errorf("%s needs a PEM file", args[0])
+			}
+			id, err := weida.LoadIdentity(args[1])
+			if err != nil {
+				return nil, err
+			}
+			if args[0] == "--producer" {
+				q.producer = id
+			} else {
+				q.consumer = id
+			}
+			args = args[1:]
+		default:
+			operands = append(operands, args[0])
+		}
 	}
-	if len(args) != 1 {
-		return nil, fmt.Errorf("queue takes one ADDRESS, got %d arguments", len(args))
+	if len(operands) != 1 {
+		return nil, fmt.Errorf("queue takes one ADDRESS, got %d arguments", len(operands))
 	}
-	url := args[0]
-	return func(ctx context.Context, w io.Writer) error { return runQueue(ctx, w, url, stored) }, nil
+	q.url = operands[0]
+	return func(ctx context.Context, w io.Writer) error { return runQueue(ctx, w, q) }, nil
 }
 
 // runTour plays every scene, telling it on w, and stops at the first
@@ -80,11 +102,10 @@ func runTour(ctx context.Context, w io.Writer) error {
 	return nil
 }
 
-// runQueue plays the queue scene against the queue at url; stored says
-// the broker keeps it written or flushed, so it must certify STORED.
-func runQueue(ctx context.Context, w io.Writer, url string, stored bool) error {
+// runQueue plays the queue scene q.
+func runQueue(ctx context.Context, w io.Writer, q queueScene) error {
 	fmt.Fprintf(w, "\n== %s\n", queueTitle)
-	if err := tourQueue(ctx, story{w}, url, stored); err != nil {
+	if err := tourQueue(ctx, story{w}, q); err != nil {
 		return err
 	}
 	fmt.Fprintln(w, "\nweida-tour: the queue behaved as specified")

@@ -42,7 +42,7 @@ func TestQueueSceneAgainstAnInProcessBroker(t *testing.T) {
 			defer cancel()
 			b, url := startBroker(t, c.durability)
 			var out strings.Builder
-			err := runQueue(ctx, &out, url, c.stored)
+			err := runQueue(ctx, &out, queueScene{url: url, stored: c.stored})
 			if c.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 					t.Fatalf("the scene ended with %v, want an error naming %q\n%s", err, c.wantErr, out.String())

@@ -31,13 +31,33 @@ type sentJob struct {
 	seen    map[uint64]uint64 // levels printed so far
 }
 
-// tourQueue plays producer and consumer against the broker's queue at url.
+// queueScene is what the queue scene runs against.
+type queueScene struct {
+	url string
+	// stored says the broker keeps the queue written or flushed, so it
+	// must certify STORED.
+	stored bool
+	// producer and consumer are the identities the two present (nil:
+	// anonymous), for a broker whose access rules list their keys.
+	producer, consumer *weida.Identity
+}
+
+// presenting is the endpoint options that present id, if any.
+func presenting(id *weida.Identity) []weida.EndpointOption {
+	if id == nil {
+		return nil
+	}
+	return []weida.EndpointOption{weida.WithClientIdentity(id)}
+}
+
+// tourQueue plays producer and consumer against the broker's queue at q.url.
 // The consumer grants no credit until the producer has sent everything, so
 // the queue visibly holds the messages (ACCEPTED, and STORED when stored,
 // from the broker) before the consumer's PROCESSED arrives for each. It
 // checks every message's report ends at exactly the levels someone
 // reported, at the body's length.
-func tourQueue(ctx context.Context, s story, url string, stored bool) error {
+func tourQueue(ctx context.Context, s story, q queueScene) error {
+	url, stored := q.url, q.stored
 	if stored {
 		s.say("queue at %s, persistent: the broker certifies STORED", short(url))
 	} else {
@@ -48,7 +68,7 @@ func tourQueue(ctx context.Context, s story, url string, stored bool) error {
 		return err
 	}
 	defer consumerSide.close()
-	consumer := consumerSide.rt.Subscriber(weida.TrustByAddress())
+	consumer := consumerSide.rt.Subscriber(weida.TrustByAddress(), presenting(q.consumer)...)
 	if err := consumer.Connect(ctx, url); err != nil {
 		return fmt.Errorf("queue: the consumer's connect: %w", err)
 	}
@@ -62,7 +82,7 @@ func tourQueue(ctx context.Context, s story, url string, stored bool) error {
 		return err
 	}
 	defer producerSide.close()
-	producer := producerSide.rt.Pusher(weida.TrustByAddress())
+	producer := producerSide.rt.Pusher(weida.TrustByAddress(), presenting(q.producer)...)
 	if err := producer.Connect(ctx, url); err != nil {
 		return fmt.Errorf("queue: the producer's connect: %w", err)
 	}
