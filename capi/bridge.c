@@ -6,6 +6,7 @@
  */
 #include <pthread.h>
 #include "bridge.h"
+#include "logcb.h"
 
 typedef struct {
     size_t len; /* bytes of text, without the NUL */
@@ -81,7 +82,7 @@ int weida_bridge_get_error(char *buf, size_t cap, size_t *needed) {
     return n == len ? WEIDA_OK : WEIDA_ETRUNCATED;
 }
 
-int weida_bridge_in_callback(void) { return in_callback; }
+int weida_bridge_in_callback(void) { return in_callback || weida_bridge_in_log_callback(); }
 
 /* The interned texts live in static storage, not the heap: a leak checker
  * has nothing to report, whether or not it scans this library's globals.

@@ -18,7 +18,7 @@
 WEIDA_HIDDEN void weida_bridge_set_error(const char *text, size_t len);
 /* Copies the calling thread's last error into buf (see weida_last_error). */
 WEIDA_HIDDEN int weida_bridge_get_error(char *buf, size_t cap, size_t *needed);
-/* Non-zero while the calling thread runs a completion callback. */
+/* Non-zero while the calling thread runs a completion or log callback. */
 WEIDA_HIDDEN int weida_bridge_in_callback(void);
 /* Copies text into static C storage kept for the life of the process and
  * returns it ("" once the 8 KiB store is full): the strings weida_version,

@@ -45,7 +45,7 @@ func weida_runtime_new(opts *C.weida_runtime_opts_t, out *C.weida_runtime_t) (rc
 // runtimeConfig maps the C options onto weida.Config. Options the library
 // cannot honour yet are refused, never silently ignored.
 func runtimeConfig(o C.weida_runtime_opts_t) (weida.Config, error) {
-	var cfg weida.Config
+	cfg := weida.Config{Logger: abiLogger} // the log callback's (log.go)
 	var err error
 	if cfg.Datagrams, err = flag(o.datagrams, "weida_runtime_opts_t.datagrams"); err != nil {
 		return cfg, err

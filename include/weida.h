@@ -175,6 +175,30 @@ typedef uint64_t weida_reporter_t;   /* a receiver's side of a report ordered of
  * documents (a result handle is owned by the callee from here on). */
 typedef void (*weida_done_fn)(void *user, int code, uint64_t a, uint64_t b);
 
+/* Log levels: the values of Go's log/slog, so a level between two names
+ * (say WEIDA_LOG_INFO + 2) means what it does there. What is logged:
+ * connections opened and closed (INFO, with the peer's fingerprint or
+ * "anonymous", the remote address and the close reason), failed
+ * negotiations (WARN, naming the dimension), refused transfers (DEBUG, at
+ * most ten a second per runtime). Nothing per message at INFO or above. */
+enum weida_log_level {
+    WEIDA_LOG_DEBUG = -4,
+    WEIDA_LOG_INFO = 0,
+    WEIDA_LOG_WARN = 4,
+    WEIDA_LOG_ERROR = 8
+};
+
+/* One log line: level (enum weida_log_level), the message, and its
+ * attributes as space-separated key=value text (a value with a space, '=',
+ * '"' or nothing in it is a Go-quoted string), e.g.
+ * peer=sha256:22ed... remote=127.0.0.1:40313 side=dialled. Both strings are
+ * borrowed for the call. It runs on a library thread (sometimes the thread
+ * of the blocking call that caused the line), under a completion callback's
+ * rules: return promptly, never throw or longjmp, make no blocking call
+ * (refused with WEIDA_ERUNTIME). A line the callback itself causes on its
+ * own thread is dropped, never delivered back into it. */
+typedef void (*weida_log_fn)(void *user, int level, const char *message, const char *attrs);
+
 /* ------------------------------------------------------------------------ */
 /* Option and result structs: each leads with its own size, so it can grow  */
 /* compatibly. Set size = sizeof(the struct) and zero what you do not set.  */
@@ -484,6 +508,17 @@ int weida_close(weida_handle_t h);
 int weida_op_cancel(weida_op_t op);
 /* How many handles are open now: a leak check for tests. */
 int weida_handles_live(uint64_t *count);
+
+/* ------------------------------------------------------------------------ */
+/* Logging                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* Sets the process's one log callback, for every runtime (made before or
+ * after): lines at min_level or above reach fn(user, ...). fn NULL removes
+ * it. When this returns, the previous callback is not running on any other
+ * thread and is never called again; called from inside the callback, it
+ * takes effect for every call not yet begun. Silent until set. */
+int weida_set_log_callback(int min_level, weida_log_fn fn, void *user);
 
 /* ------------------------------------------------------------------------ */
 /* Runtime                                                                  */
