@@ -99,3 +99,47 @@ func TestRequestAndReplyStateTheirLength(t *testing.T) {
 		t.Errorf("the reply's content_len = %d (present %v), want 18", n, has)
 	}
 }
+
+// A stated length within the ceiling sizes the receive buffer, but the
+// payload is what arrives: a sender that states too little or too much gets
+// its bytes through exactly, and the ceiling holds whatever it stated.
+func TestCollectTakesWhatArrivesWhateverTheStatedLength(t *testing.T) {
+	srv := testRuntime(t)
+	pull, err := srv.Listener().Puller("/len")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := bindLoopback(t, srv)
+	push := pushpullPusher(t, testRuntime(t), nil, b.URL("/len"))
+	const ceiling = 64 << 10
+	cases := []struct {
+		name         string
+		stated, sent int
+		wantTooLarge bool
+	}{
+		{"as stated", 40 << 10, 40 << 10, false},
+		{"more than stated", 20 << 10, 50 << 10, false},
+		{"less than stated", 60 << 10, 30 << 10, false},
+		{"more than stated, beyond the ceiling", 20 << 10, ceiling + 1, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			payload := make([]byte, c.sent)
+			for i := range payload {
+				payload[i] = byte(i * 7)
+			}
+			meta := weida.TransferMeta{ContentLen: uint64(c.stated), HasContentLen: true}
+			if err := push.SendWith(ctxFor(t), meta, payload); err != nil {
+				t.Fatal(err)
+			}
+			got, _, err := pull.Recv(ctxFor(t), ceiling)
+			if c.wantTooLarge {
+				reqrepWantKind(t, "recv above the ceiling", err, weida.KindLimitExceeded)
+				return
+			}
+			if err != nil || string(got) != string(payload) {
+				t.Fatalf("recv: %d bytes, %v; want the %d sent", len(got), err, len(payload))
+			}
+		})
+	}
+}
