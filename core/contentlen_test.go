@@ -11,13 +11,7 @@ import (
 // (DATA key 1, advisory); a streamed transfer does not, unless its meta
 // says so; an application's own statement is kept.
 func TestWholePayloadSendsStateTheirLength(t *testing.T) {
-	srv := testRuntime(t)
-	pull, err := srv.Listener().Puller("/len")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := bindLoopback(t, srv)
-	push := pushpullPusher(t, testRuntime(t), nil, b.URL("/len"))
+	push, pull := lenPushPull(t)
 
 	cases := []struct {
 		name string
@@ -104,13 +98,7 @@ func TestRequestAndReplyStateTheirLength(t *testing.T) {
 // payload is what arrives: a sender that states too little or too much gets
 // its bytes through exactly, and the ceiling holds whatever it stated.
 func TestCollectTakesWhatArrivesWhateverTheStatedLength(t *testing.T) {
-	srv := testRuntime(t)
-	pull, err := srv.Listener().Puller("/len")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := bindLoopback(t, srv)
-	push := pushpullPusher(t, testRuntime(t), nil, b.URL("/len"))
+	push, pull := lenPushPull(t)
 	const ceiling = 64 << 10
 	cases := []struct {
 		name         string
@@ -142,4 +130,16 @@ func TestCollectTakesWhatArrivesWhateverTheStatedLength(t *testing.T) {
 			}
 		})
 	}
+}
+
+// lenPushPull is a pusher connected to a puller at /len.
+func lenPushPull(t *testing.T) (*weida.Pusher, *weida.Puller) {
+	t.Helper()
+	srv := testRuntime(t)
+	pull, err := srv.Listener().Puller("/len")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := bindLoopback(t, srv)
+	return pushpullPusher(t, testRuntime(t), nil, b.URL("/len")), pull
 }
