@@ -84,6 +84,9 @@ func serveReloads(ctx context.Context, b *broker.Broker, inv *invocation, con co
 		rules, err := rereadAccess(inv)
 		if err == nil {
 			err = b.ReloadAccess(ctx, rules)
+			if file, ok := inv.value(optConfig); ok && err != nil {
+				err = fmt.Errorf("%s: %w", file, err) // which file the rules came from
+			}
 		}
 		if err != nil {
 			fmt.Fprintf(con.err, "weida: reload refused, the access rules in force stay: %v\n", err)
