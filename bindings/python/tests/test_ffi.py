@@ -16,6 +16,7 @@ C_TYPES = {
     "size_t*": ctypes.POINTER(ctypes.c_size_t), "int*": ctypes.POINTER(ctypes.c_int),
     "uint64_t*": ctypes.POINTER(ctypes.c_uint64), "char**": ctypes.POINTER(ctypes.c_char_p),
     "weida_done_fn": _ffi.DONE_FN,
+    "weida_log_fn": _ffi.LOG_FN,
     "weida_runtime_opts_t*": ctypes.POINTER(_ffi.RuntimeOpts),
     "weida_guarantees_t*": ctypes.POINTER(_ffi.Guarantees),
     "weida_bind_opts_t*": ctypes.POINTER(_ffi.BindOpts),

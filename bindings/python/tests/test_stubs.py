@@ -34,7 +34,7 @@ def public_members(cls):
 class Stubs(BoundedCase):
     def check(self, module):
         tree, classes = stub_classes(module)
-        stub_names = {n.name for n in tree.body if isinstance(n, ast.ClassDef)} | {
+        stub_names = {n.name for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))} | {
             n.target.id for n in tree.body if isinstance(n, ast.AnnAssign)}
         for name in module.__all__:
             self.assertIn(name, stub_names, f"{module.__name__}.{name} has no stub")

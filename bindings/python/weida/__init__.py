@@ -49,6 +49,7 @@ from ._errors import (
     WeidaError,
 )
 from ._ffi import lib as _lib
+from ._logging import refresh_logging
 from ._radio import DishDrops
 from ._stats import ConnectionStats, PathStats, RemoteStats, TransportStats, UdpCounts
 from ._values import Identity, IncomingMeta, Survey, Trust
@@ -68,6 +69,8 @@ __all__ = [
     # constants
     "VERSION", "ALPN", "TRANSPORT_RECEIPT", "ACCEPTED", "STORED", "REPLICATED", "PROCESSED",
     "APPLICATION_FLOOR", "PROGRESS", "FINAL_ONLY",
+    # logging (the "weida" logger)
+    "refresh_logging",
     # asyncio classes
     "Runtime", "Binding", "Requester", "Replier", "Request", "Pusher", "Puller", "Publisher",
     "FanOut", "Subscriber", "Paired", "Surveyor", "Respondent", "BusMember", "OutgoingStream",

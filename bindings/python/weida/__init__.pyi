@@ -16,6 +16,9 @@ APPLICATION_FLOOR: int
 PROGRESS: int
 FINAL_ONLY: int
 
+# Reads the "weida" logger's level again and (re)installs the library's log callback.
+def refresh_logging() -> None: ...
+
 _Bytes = Union[bytes, bytearray]
 
 _Self = TypeVar("_Self")

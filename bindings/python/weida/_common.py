@@ -13,6 +13,7 @@ from ._errors import RuntimeFailure
 from ._ffi import BindOpts, DropCounts, RuntimeOpts, lib
 from ._handle import Handle
 from ._guarantees import guarantee_sets
+from ._logging import install as _install_logging
 from ._values import Identity, Trust
 
 _U32_MAX = 2**32 - 1
@@ -31,6 +32,7 @@ def _new_runtime(worker_threads: int, datagrams: bool, path_report: bool, orderi
                  dedup_window: Optional[float], acknowledgement: Optional[int], require: Any) -> int:
     """weida_runtime_new with the options and the guarantee sets they name;
     the library refuses what it cannot honour, naming the dimension."""
+    _install_logging()  # at the "weida" logger's level now (_logging.py)
     opts = _runtime_options(worker_threads, datagrams, path_report)
     offered, required = guarantee_sets(ordering, dedup_window, acknowledgement, require)
     if offered is not None:

@@ -59,6 +59,14 @@ META_ACHIEVED = 24
 
 #: typedef void (*weida_done_fn)(void *user, int code, uint64_t a, uint64_t b);
 DONE_FN = CFUNCTYPE(None, c_void_p, c_int, c_uint64, c_uint64)
+#: typedef void (*weida_log_fn)(void *user, int level, const char *message, const char *attrs);
+LOG_FN = CFUNCTYPE(None, c_void_p, c_int, c_char_p, c_char_p)
+
+# enum weida_log_level: log/slog's numbers.
+LOG_DEBUG = -4
+LOG_INFO = 0
+LOG_WARN = 4
+LOG_ERROR = 8
 
 
 class Guarantees(Structure):
@@ -187,6 +195,9 @@ _declare("weida_last_error", TEXT_OUT)
 _declare("weida_close", H)
 _declare("weida_op_cancel", H)
 _declare("weida_handles_live", OUT_U64)
+
+# Logging
+_declare("weida_set_log_callback", c_int, LOG_FN, c_void_p)
 
 # Runtime
 _declare("weida_runtime_new", POINTER(RuntimeOpts), OUT_H)
