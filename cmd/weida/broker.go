@@ -50,6 +50,10 @@ func brokerRuntimeConfig(inv *invocation) (weida.Config, error) {
 	if inv.broker, err = brokerConfig(inv, addr.Path); err != nil {
 		return weida.Config{}, err
 	}
+	inv.broker.Loopback = bindsLoopback(addr)
+	if err := checkAccess(inv, inv.broker); err != nil {
+		return weida.Config{}, err
+	}
 	return broker.RuntimeConfig(weida.Config{}, inv.broker), nil
 }
 
@@ -65,7 +69,6 @@ func runBroker(ctx context.Context, rt *weida.Runtime, inv *invocation, con cons
 	}
 	cfg := inv.broker
 	cfg.OnError = func(path string, err error) { fmt.Fprintf(con.err, "weida: queue %s: %v\n", path, err) }
-	cfg.Loopback = bindsLoopback(addr)
 	cfg.AccessLog = slog.New(slog.NewTextHandler(con.err, nil))
 	id, err := serverIdentity(inv, con)
 	if err != nil {

@@ -44,6 +44,26 @@ func accessRules(inv *invocation, fileRules *access.Rules) *access.Rules {
 	return &rules
 }
 
+// checkAccess compiles the access rules before anything binds, so that a
+// rule the broker cannot mean names the file it came from.
+func checkAccess(inv *invocation, cfg broker.Config) error {
+	paths := make([]string, len(cfg.Queues))
+	for i, q := range cfg.Queues {
+		paths[i] = q.Path
+	}
+	_, err := access.Compile(*cfg.Access, paths, cfg.Loopback, access.ReadKeyFile)
+	return fromConfigFile(inv, err)
+}
+
+// fromConfigFile names the configuration file in an error about the
+// rules read from it (a key file's own errors name that file already).
+func fromConfigFile(inv *invocation, err error) error {
+	if file, ok := inv.value(optConfig); ok && err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	return err
+}
+
 // bindsLoopback reports whether addr accepts connections from this
 // machine only: a loopback QUIC address, or a unix socket.
 func bindsLoopback(addr weida.Address) bool {
@@ -83,10 +103,7 @@ func serveReloads(ctx context.Context, b *broker.Broker, inv *invocation, con co
 		}
 		rules, err := rereadAccess(inv)
 		if err == nil {
-			err = b.ReloadAccess(ctx, rules)
-			if file, ok := inv.value(optConfig); ok && err != nil {
-				err = fmt.Errorf("%s: %w", file, err) // which file the rules came from
-			}
+			err = fromConfigFile(inv, b.ReloadAccess(ctx, rules))
 		}
 		if err != nil {
 			fmt.Fprintf(con.err, "weida: reload refused, the access rules in force stay: %v\n", err)

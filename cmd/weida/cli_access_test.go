@@ -116,7 +116,7 @@ func TestCLIBrokerRefusesBadAccessAtStart(t *testing.T) {
 	if err := os.WriteFile(config, []byte(`{"access": {"queues": {"/nope": {}}}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if r := runWeida(t, nil, "broker", "weida://127.0.0.1:0/jobs", "--config", config); r.code == exitOK || !strings.Contains(r.stderr, `"/nope" is not a queue of this broker`) {
+	if r := runWeida(t, nil, "broker", "weida://127.0.0.1:0/jobs", "--config", config); r.code == exitOK || !strings.Contains(r.stderr, config+`: access.queues: "/nope" is not a queue of this broker`) {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	keys := filepath.Join(dir, "clients.keys")

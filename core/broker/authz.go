@@ -18,6 +18,10 @@ import (
 // has no reply half), so it holds no subscription and no credit and is
 // handed nothing. The queue port hands the broker no way to stop a
 // SUBSCRIBE's stream: core reads a header-only stream to its FIN itself.
+// A CURSOR from another connection never reaches a delivery (report ids
+// belong to the connection the delivery went to; core stops a stranger's
+// CANCELED), so Refusals.ForeignReports stays zero until core hands such
+// records to the port.
 
 // newGuard compiles cfg.Access against cfg's queues.
 func newGuard(cfg Config) (*access.Guard, error) {
