@@ -92,7 +92,7 @@ func (w *copyWriter) awaitIdle(ctx context.Context) int {
 	}
 }
 
-// offer queues a copy, or says why it was dropped. It never blocks. The
+// offer sends or queues a copy, or says why it was dropped. It never blocks. The
 // copy is numbered first, when the connection agreed on sequencing, so a
 // dropped copy leaves a hole its peer sees as missed (sequence.go); under
 // the lock, so numbers follow the queue's order.
@@ -107,6 +107,13 @@ func (w *copyWriter) offer(h wire.Data, payload []byte) DropCause {
 		return DropSubscriberQueue
 	case w.bytes+int64(len(payload)) > w.maxBytes:
 		return DropSubscriberBudget
+	case len(w.queue) == 0 && !w.busy:
+		// Nothing is ahead of this copy: it goes out from here when that
+		// needs no wait, without waking the writer goroutine (and, when it
+		// cannot, queues with the number it already drew).
+		if _, sent, _ := w.conn.SendNow(&h, payload); sent {
+			return DropNone
+		}
 	}
 	w.queue = append(w.queue, copyItem{header: h, payload: payload})
 	w.bytes += int64(len(payload))
