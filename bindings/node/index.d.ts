@@ -654,4 +654,23 @@ export const diagnostics: {
   pendingOperations(): number;
   /** The library's version string. */
   libraryVersion(): string;
+  /** Log lines dropped because the queue to the JS thread was full. */
+  logLinesDropped(): number;
 };
+
+/** A library log level. */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/**
+ * Sets the one log callback: (level, message, attrs) for every library
+ * line at minLevel or above (default 'info'): connections opened and
+ * closed at 'info', failed negotiations at 'warn' naming the dimension,
+ * refused transfers at 'debug'; nothing per message at 'info' or above.
+ * It runs on the JS thread. null removes it, after which it is never
+ * called again. A callback that throws is reported once (a process
+ * warning) and dropped. Logging never keeps the process alive.
+ */
+export function onLog(
+  callback: ((level: LogLevel, message: string, attrs: Record<string, string>) => void) | null,
+  minLevel?: LogLevel,
+): void;

@@ -22,6 +22,7 @@ const { Paired, Surveyor, Respondent, BusMember } = require('./lib/peers');
 const { Runtime, Binding } = require('./lib/runtime');
 const { Radio, Segment, Dish, DishDrops } = require('./lib/radio');
 const { ConnectionStats, TransportStats, PathStats, UdpCounts, RemoteStats } = require('./lib/stats');
+const { onLog, logLinesDropped } = require('./lib/logging');
 const { version } = require('./package.json');
 
 // The addon builds these for completions and failures.
@@ -47,6 +48,8 @@ const diagnostics = Object.freeze({
   pendingOperations: () => native.pendingCount(),
   /** The library's version string. */
   libraryVersion: () => native.version(),
+  /** Log lines dropped because the queue to the JS thread was full. */
+  logLinesDropped,
 });
 
 module.exports = {
@@ -98,5 +101,6 @@ module.exports = {
   UdpCounts,
   RemoteStats,
   ...errorClasses,
+  onLog,
   diagnostics,
 };

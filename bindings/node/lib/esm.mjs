@@ -21,5 +21,5 @@ export const {
   AlreadyRegistered, AddressInUse, NotConnected, ConnectionLost, Negotiation, Protocol, Rejected,
   UnknownEndpoint, Unsupported, NoParkedConnection, NoReply, Canceled, Expired, Indeterminate,
   LimitExceeded, DatagramsUnavailable, TooLarge, Tls, Untrusted, UntrustedPrincipal, Io, Transport,
-  diagnostics
+  onLog, diagnostics
 } = weida;

@@ -51,7 +51,7 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
     if (!export_all(env, exports, fn_core) || !export_all(env, exports, fn_patterns) ||
         !export_all(env, exports, fn_peers) || !export_all(env, exports, fn_streams) ||
         !export_all(env, exports, fn_cursors) || !export_all(env, exports, fn_radio) ||
-        !export_all(env, exports, fn_local)) {
+        !export_all(env, exports, fn_local) || !export_all(env, exports, fn_log)) {
         return NULL;
     }
     return exports;

@@ -11,6 +11,7 @@
  *              op_t per pending call, Promise settlement on the JS thread
  *   values.c   library results out: payloads, meta, surveys, instances
  *   fn_*.c     the exported functions, one file per area of weida.h
+ *              (fn_log.c: the log callback, through its own threadsafe function)
  *              (fn_common.c: the argument shapes most of them share)
  *   addon.c    module init: instance state and the export table
  */
@@ -203,6 +204,7 @@ extern const export_fn_t fn_streams[];  /* streams, reply, fan-out, messages */
 extern const export_fn_t fn_cursors[];  /* report orders, cursors, reporters */
 extern const export_fn_t fn_radio[];    /* RADIO/DISH */
 extern const export_fn_t fn_local[];    /* local binds, connection statistics */
+extern const export_fn_t fn_log[];      /* the log callback (fn_log.c) */
 
 /* ---- shared wrapper macros -------------------------------------------- */
 
