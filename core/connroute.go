@@ -65,7 +65,7 @@ func (cr *connRouter) Control(*transport.Conn, wire.Kind, *wire.Subscribe, *wire
 // Cursor implements transport.Handler: the report the stream names on its
 // connection reads it; an unknown report_id is stopped CANCELED (cursors.go).
 func (cr *connRouter) Cursor(c *transport.Conn, head wire.CursorHead, s *transport.CursorStream) {
-	serveCursor(c, head, s)
+	serveCursor(cr.rt, c, head, s)
 }
 
 // Closed implements transport.Handler; slots watch their connections, and

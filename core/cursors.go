@@ -245,11 +245,20 @@ func (f *reportFeed) wakeLocked() {
 // its connection. An id this side never handed out (or already released)
 // is stopped CANCELED and allocates nothing; the connection is kept
 // (§8.6.2 rule 3).
-func serveCursor(c *transport.Conn, head wire.CursorHead, s *transport.CursorStream) {
+func serveCursor(rt *Runtime, c *transport.Conn, head wire.CursorHead, s *transport.CursorStream) {
 	sink, ok := c.TakeReport(head.ReportID)
 	if !ok {
+		rt.strayReports.Add(1)
 		s.Stop(wire.CodeCanceled)
 		return
 	}
 	sink.ServeReport(s)
 }
+
+// StrayReports counts CURSOR streams that named a report id this side
+// never handed out on their connection, or had let go of: each was
+// stopped CANCELED and read no further, the connection kept (PROTOCOL.md
+// §8.6.2 rule 3). A report id belongs to one connection, so a peer cannot
+// report on another connection's transfers; this is where its attempts
+// show.
+func (rt *Runtime) StrayReports() uint64 { return rt.strayReports.Load() }

@@ -129,7 +129,7 @@ func (rt router) Control(c *transport.Conn, kind wire.Kind, sub *wire.Subscribe,
 // Cursor implements transport.Handler: the report the stream names on its
 // connection reads it; an unknown report_id is stopped CANCELED (cursors.go).
 func (rt router) Cursor(c *transport.Conn, head wire.CursorHead, s *transport.CursorStream) {
-	serveCursor(c, head, s)
+	serveCursor(rt.l.rt, c, head, s)
 }
 
 // Closed implements transport.Handler.

@@ -2,6 +2,7 @@ package weida
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/weida-go/weida/core/errs"
 	"github.com/weida-go/weida/core/transport"
@@ -24,8 +25,10 @@ type Runtime struct {
 	dialers  map[*dialer]struct{}
 	writers  map[*copyWriter]struct{} // fan-out writers, flushed by Drain
 
-	dedup    dedupState  // suppressed repeats and the window's clock (dedup.go)
-	refusals refusalGate // bounds refusal log lines (logging.go)
+	dedup dedupState // suppressed repeats and the window's clock (dedup.go)
+	// strayReports counts CURSOR streams naming a report id nobody holds.
+	strayReports atomic.Uint64
+	refusals     refusalGate // bounds refusal log lines (logging.go)
 }
 
 // NewRuntime validates cfg (refusing guarantee levels it cannot honour) and

@@ -81,6 +81,10 @@ func TestServerRefusesStreamsKeepingTheConnection(t *testing.T) {
 	if !c.Alive() {
 		t.Fatal("the refusals closed the connection")
 	}
+	// Each CURSOR naming a report id nobody handed out was counted.
+	if n := v.rt.StrayReports(); n != 3 {
+		t.Fatalf("StrayReports() = %d after three CURSORs for ids never handed out, want 3", n)
+	}
 	rawExchange(t, c, []byte("after the refusals"))
 	v.stillServes(t)
 	c.Close()
