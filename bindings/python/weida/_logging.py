@@ -27,8 +27,11 @@ from typing import Optional
 
 from ._ffi import LOG_DEBUG, LOG_ERROR, LOG_FN, LOG_INFO, LOG_WARN, lib
 
-#: The logger every library line goes to.
+#: The logger every library line goes to. A library adds no handler but
+#: NullHandler: without one, logging's last resort would print the
+#: library's warnings on stderr of programs that never configured logging.
 logger = logging.getLogger("weida")
+logger.addHandler(logging.NullHandler())
 
 # A min_level no line reaches: the logger is enabled for nothing we send.
 _NOTHING = LOG_ERROR + 1000
