@@ -3,6 +3,7 @@ handler that raises is reported once and dropped, and the process goes on."""
 
 import io
 import logging
+import subprocess
 import sys
 import threading
 
@@ -111,6 +112,24 @@ class Logging(BoundedCase):
             sys.stderr = stderr
         self.assertEqual(report.count("weida: a handler of the 'weida' logger raised"), 1, report)
         self.assertIsNone(self.handler.find("connection opened", path="/later"))
+
+    def test_a_program_that_never_configured_logging_prints_nothing(self):
+        # logging's last resort prints warnings of a logger with no handler.
+        program = (
+            "import asyncio, weida\n"
+            "async def main():\n"
+            "    server = weida.Runtime()\n"
+            "    binding = await server.bind('127.0.0.1:0', weida.Identity.generate())\n"
+            "    binding.puller('/p')\n"
+            "    pusher = weida.Runtime(ordering='reassemble').pusher(weida.Trust.by_address())\n"
+            "    try:\n"
+            "        await pusher.connect(binding.url('/p'))\n"
+            "    except weida.Negotiation:\n"
+            "        print('refused')\n"
+            "asyncio.run(main())\n"
+        )
+        done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=10)
+        self.assertEqual((done.returncode, done.stdout, done.stderr), (0, "refused\n", ""))
 
 
 class unittest_any:
