@@ -13,8 +13,21 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/weida-go/weida/core/broker/access"
 	"github.com/weida-go/weida/core/identity"
 )
+
+// pathSet is the queue paths a file names.
+type pathSet map[string]bool
+
+func (p pathSet) sorted() []string {
+	out := make([]string, 0, len(p))
+	for path := range p {
+		out = append(out, path)
+	}
+	slices.Sort(out)
+	return out
+}
 
 // maxFileBytes bounds the cluster file read into memory.
 const maxFileBytes = 1 << 20
@@ -41,7 +54,12 @@ type Queue struct {
 type File struct {
 	Members []Member
 	Queues  []Queue
-	digest  [sha256.Size]byte
+	// Access is who may use the cluster's queues, in the form and with the
+	// meaning of a broker's "access" section (core/broker/access); nil
+	// when the file has none. Every member serves the same rules.
+	Access     *access.Rules
+	accessJSON []byte // the rules re-encoded (map keys sorted), for the digest
+	digest     [sha256.Size]byte
 }
 
 // fileJSON is the file as written:
@@ -57,6 +75,7 @@ type fileJSON struct {
 		Path       string `json:"path"`
 		Durability string `json:"durability"`
 	} `json:"queues"`
+	Access *access.Rules `json:"access"`
 }
 
 // ReadFile reads and checks the cluster file at path.
@@ -121,7 +140,7 @@ func Parse(raw []byte) (*File, error) {
 	if len(in.Queues) == 0 {
 		return nil, fmt.Errorf("no queues: a cluster serves at least one replicated queue")
 	}
-	paths := map[string]bool{}
+	paths := pathSet{}
 	for i, q := range in.Queues {
 		if err := identity.ValidatePath(q.Path); err != nil {
 			return nil, fmt.Errorf("queue %d: %w", i+1, err)
@@ -136,6 +155,16 @@ func Parse(raw []byte) (*File, error) {
 			return nil, fmt.Errorf("queue %d (%s): durability %q; a replicated queue is written or flushed", i+1, q.Path, q.Durability)
 		}
 		f.Queues = append(f.Queues, Queue{Path: q.Path, Flushed: q.Durability == "flushed"})
+	}
+	if in.Access != nil {
+		// Checked as a broker checks its own (queues named must exist, every
+		// entry well formed); the key file, if any, is read where it runs.
+		noKeys := func(string) ([]identity.Fingerprint, error) { return nil, nil }
+		if _, err := access.Compile(*in.Access, paths.sorted(), false, noKeys); err != nil {
+			return nil, err
+		}
+		f.Access = in.Access
+		f.accessJSON, _ = json.Marshal(in.Access) // for the digest: every member serves the same rules
 	}
 	f.digest = f.canonicalDigest()
 	return f, nil
@@ -177,6 +206,9 @@ func (f *File) canonicalDigest() [sha256.Size]byte {
 	}
 	for _, q := range f.Queues {
 		fmt.Fprintf(&b, "queue %d:%s %v\n", len(q.Path), q.Path, q.Flushed)
+	}
+	if f.accessJSON != nil {
+		fmt.Fprintf(&b, "access %s\n", f.accessJSON)
 	}
 	return sha256.Sum256([]byte(b.String()))
 }

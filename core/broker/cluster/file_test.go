@@ -124,3 +124,33 @@ func TestTrustFileIsAKeyFile(t *testing.T) {
 		t.Fatalf("the trust file reads back as %v, %v", keys, err)
 	}
 }
+
+// The cluster file carries the same access rules a broker's configuration
+// does, checked the same way, and two members with different rules read
+// different files.
+func TestTheClusterFileCarriesAccessRules(t *testing.T) {
+	withRules := func(rules string) string {
+		return strings.TrimSuffix(fileOf(members(3), oneQueue), "}") + `, "access": ` + rules + `}`
+	}
+	f, err := Parse([]byte(withRules(`{"anonymous": false, "queues": {"/jobs": {"produce": ["*"], "consume": ["` + key(1).String() + `"]}}}`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Access == nil || f.Access.Queues["/jobs"].Consume[0] != key(1).String() {
+		t.Fatalf("access read as %+v", f.Access)
+	}
+	plain, _ := Parse([]byte(fileOf(members(3), oneQueue)))
+	other, err := Parse([]byte(withRules(`{"anonymous": false, "queues": {"/jobs": {"produce": ["*"]}}}`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Digest() == plain.Digest() || f.Digest() == other.Digest() {
+		t.Fatal("different access rules kept the digest")
+	}
+	if _, err := Parse([]byte(withRules(`{"queues": {"/nope": {"produce": ["*"]}}}`))); err == nil || !strings.Contains(err.Error(), `"/nope" is not a queue`) {
+		t.Fatalf("a rule for a queue the cluster does not serve: %v", err)
+	}
+	if _, err := Parse([]byte(withRules(`{"queues": {"/jobs": {"consume": ["sha256:12"]}}}`))); err == nil || !strings.Contains(err.Error(), `consume[0]`) {
+		t.Fatalf("a malformed fingerprint: %v", err)
+	}
+}
