@@ -23,13 +23,17 @@ import (
 // again. From inside the callback, where that wait would be on itself, the
 // swap is made without it.
 var callback struct {
-	mu   sync.RWMutex
+	mu sync.RWMutex
+	// target is swapped whole, atomically: a swap from inside the callback
+	// holds no write lock, and other calls may be reading it.
+	target atomic.Pointer[logTarget]
+}
+
+// logTarget is one installed callback; nil when none is.
+type logTarget struct {
 	fn   C.weida_log_fn
 	user C.uintptr_t
-	// set and min let Enabled answer without the lock, so a runtime with no
-	// callback renders nothing.
-	set atomic.Bool
-	min atomic.Int64
+	min  slog.Level
 }
 
 // abiLogger is every ABI runtime's weida.Config.Logger.
@@ -42,9 +46,11 @@ func weida_set_log_callback(minLevel C.int, fn C.weida_log_fn, user C.uintptr_t)
 		callback.mu.Lock()
 		defer callback.mu.Unlock()
 	}
-	callback.fn, callback.user = fn, user
-	callback.min.Store(int64(minLevel))
-	callback.set.Store(fn != nil)
+	if fn == nil {
+		callback.target.Store(nil)
+	} else {
+		callback.target.Store(&logTarget{fn: fn, user: user, min: slog.Level(minLevel)})
+	}
 	return codeOK
 }
 
@@ -56,7 +62,8 @@ type abiHandler struct {
 }
 
 func (abiHandler) Enabled(_ context.Context, level slog.Level) bool {
-	return callback.set.Load() && int64(level) >= callback.min.Load()
+	t := callback.target.Load()
+	return t != nil && level >= t.min
 }
 
 func (h abiHandler) Handle(_ context.Context, r slog.Record) error {
@@ -71,11 +78,12 @@ func (h abiHandler) Handle(_ context.Context, r slog.Record) error {
 	})
 	callback.mu.RLock()
 	defer callback.mu.RUnlock()
-	if callback.fn == nil || int64(r.Level) < callback.min.Load() {
+	t := callback.target.Load()
+	if t == nil || r.Level < t.min {
 		return nil
 	}
 	msg, attrs := cText(r.Message), cText(b.String())
-	C.weida_bridge_log(callback.fn, callback.user, C.int(r.Level),
+	C.weida_bridge_log(t.fn, t.user, C.int(r.Level),
 		(*C.char)(unsafe.Pointer(&msg[0])), (*C.char)(unsafe.Pointer(&attrs[0])))
 	return nil
 }
