@@ -72,6 +72,9 @@ type Config struct {
 	// off (no capability 1 in HELLO, no QUIC datagram parameter);
 	// DefaultDatagramReceiveBytes (64 KiB) is the documented "on" value.
 	DatagramReceiveBytes int
+	// PathReports lists capability 2 in HELLO: with a peer that lists it
+	// too, each side sends the other its path records (pathreport.go).
+	PathReports bool
 }
 
 // NewConfig returns the default configuration with core guarantee sets.
@@ -95,6 +98,9 @@ func (c Config) hello() wire.Hello {
 	h.Required = c.Required
 	if c.DatagramReceiveBytes > 0 {
 		h.Capabilities = append(h.Capabilities, wire.CapabilityDatagram)
+	}
+	if c.PathReports {
+		h.Capabilities = append(h.Capabilities, wire.CapabilityPathReport)
 	}
 	return h
 }

@@ -41,6 +41,7 @@ type Conn struct {
 	draining atomic.Bool // refuse new inbound streams with SHUTDOWN (drain)
 
 	reports *cursor.Registry[ReportSink] // report ids this side handed out (reports.go)
+	paths   pathReports                  // REPORT streams (pathreport.go)
 
 	replyWatches ctxwatch.Set // abandons a reply when the context Recv waits under ends
 	// lastEndpoint is the path of the latest inbound stream (decodeInbound).
@@ -181,6 +182,7 @@ func (c *Conn) onHello(hdr []byte) {
 	}
 	c.agreed = agreed
 	close(c.negotiated)
+	c.startPathReports()
 }
 
 // awaitNegotiated parks a stream until negotiation succeeded (PROTOCOL.md

@@ -115,6 +115,10 @@ func (c *Conn) serveUni(s recvHalf) {
 		}
 		return
 	}
+	if p.Kind == wire.KindReport && !c.offersPathReports() {
+		c.violation("REPORT without the path_report capability")
+		return
+	}
 	if !c.awaitNegotiated() {
 		s.CancelRead(quic.StreamErrorCode(wire.CodeCanceled))
 		return
@@ -179,6 +183,8 @@ func (c *Conn) dispatchUni(kind wire.Kind, hdr []byte, s recvHalf) {
 		err = c.dispatchCursor(hdr, s)
 	case wire.KindFlow:
 		err = c.dispatchFlow(hdr, s)
+	case wire.KindReport:
+		err = c.dispatchReport(hdr, s)
 	case wire.KindError:
 		err = &wire.ViolationError{Reason: "ERROR frame on a uni stream"}
 	default:

@@ -132,7 +132,12 @@ func (c *Conn) serveControl() {
 // localHello is this side's HELLO on a local link. It is the QUIC HELLO:
 // the datagram capability follows datagram_receive_bytes on every
 // transport (a local flow carries its datagrams itself, local_flow.go).
-func (c *Conn) localHello() wire.Hello { return c.cfg.hello() }
+// Path reports are QUIC only (§8.9), so a local HELLO never lists them.
+func (c *Conn) localHello() wire.Hello {
+	cfg := c.cfg
+	cfg.PathReports = false
+	return cfg.hello()
+}
 
 func (c *Conn) sendLocalHello() error {
 	h := c.localHello()

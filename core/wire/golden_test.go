@@ -205,7 +205,7 @@ func TestGoldenRejectedFilters(t *testing.T) {
 func TestGoldenRejectedPreambles(t *testing.T) {
 	for _, v := range []struct{ hex, want string }{
 		{"58 01 00", "magic"},
-		{"57 08 00", "frame kind 8"},
+		{"57 09 00", "frame kind 9"},
 		{"57 01 80 10 00 00", "header_len 1048576 exceeds max_header_bytes 16384"},
 	} {
 		_, _, err := ParsePreamble(unhex(t, v.hex), DefaultMaxHeaderBytes)

@@ -42,6 +42,9 @@ func decodeAs(k Kind, hdr []byte) (HeaderAppender, error) {
 	case KindFlow:
 		f, err := DecodeFlow(hdr)
 		return &f, err
+	case KindReport:
+		h, err := DecodeReportHead(hdr)
+		return &h, err
 	}
 	panic("decodeAs: undefined kind")
 }

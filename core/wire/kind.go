@@ -9,10 +9,11 @@ var kindNames = [...]string{
 	KindCredit:      "CREDIT",
 	KindCursor:      "CURSOR",
 	KindFlow:        "FLOW",
+	KindReport:      "REPORT",
 }
 
 // String returns the frame name of k ("DATA"), or "KIND_<n>" for the
-// undefined kinds 8..=255.
+// undefined kinds 9..=255.
 func (k Kind) String() string {
 	if k.Valid() {
 		return kindNames[k]
@@ -20,5 +21,5 @@ func (k Kind) String() string {
 	return "KIND_" + itoa(uint64(k))
 }
 
-// Valid reports whether k is one of the eight kinds of wire v0.
+// Valid reports whether k is one of the nine kinds of wire v0.
 func (k Kind) Valid() bool { return int(k) < len(kindNames) }

@@ -16,6 +16,8 @@ type Agreed struct {
 	Guarantees GuaranteeSet
 	// Datagrams is true when both sides list capability 1.
 	Datagrams bool
+	// PathReports is true when both sides list capability 2 (§8.9).
+	PathReports bool
 }
 
 // The steps of negotiation a NegotiationError can name.
@@ -121,6 +123,8 @@ func Negotiate(ours, theirs *Hello) (Agreed, error) {
 		Guarantees:         effective,
 		Datagrams: slices.Contains(ours.Capabilities, CapabilityDatagram) &&
 			slices.Contains(theirs.Capabilities, CapabilityDatagram),
+		PathReports: slices.Contains(ours.Capabilities, CapabilityPathReport) &&
+			slices.Contains(theirs.Capabilities, CapabilityPathReport),
 	}, nil
 }
 
@@ -172,8 +176,11 @@ func firstMissing(required, have []uint64) (uint64, bool) {
 
 // capabilityName renders a capability code: "1 (datagram)".
 func capabilityName(code uint64) string {
-	if code == CapabilityDatagram {
+	switch code {
+	case CapabilityDatagram:
 		return "1 (datagram)"
+	case CapabilityPathReport:
+		return "2 (path_report)"
 	}
 	return itoa(code)
 }

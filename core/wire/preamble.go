@@ -36,7 +36,7 @@ func ParsePreamble(b []byte, maxHeader uint64) (Preamble, int, error) {
 	}
 	k := Kind(b[1])
 	if !k.Valid() {
-		return Preamble{}, 0, violation("preamble: frame kind %d is undefined (0..=7)", b[1])
+		return Preamble{}, 0, violation("preamble: frame kind %d is undefined (0..=8)", b[1])
 	}
 	hl, n, err := ParseVarint(b[2:])
 	if err != nil {

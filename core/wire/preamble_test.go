@@ -28,7 +28,7 @@ func TestPreambleJudgesEachByteAsItArrives(t *testing.T) {
 		{"57 01 40", ""},
 		{"58", "magic is 0x58"},
 		{"00 01 05", "magic is 0x00"},
-		{"57 08", "frame kind 8 is undefined"},
+		{"57 09", "frame kind 9 is undefined"},
 		{"57 FF", "frame kind 255 is undefined"},
 		{"57 01 C0 00 00 00 00 00 40 01", "header_len 16385 exceeds max_header_bytes 16384"},
 	} {
@@ -53,7 +53,7 @@ func TestPreambleLimitIsLocal(t *testing.T) {
 }
 
 func TestKindString(t *testing.T) {
-	for k, want := range map[Kind]string{KindHello: "HELLO", KindUnsubscribe: "UNSUBSCRIBE", KindFlow: "FLOW", 8: "KIND_8", 255: "KIND_255"} {
+	for k, want := range map[Kind]string{KindHello: "HELLO", KindUnsubscribe: "UNSUBSCRIBE", KindFlow: "FLOW", KindReport: "REPORT", 9: "KIND_9", 255: "KIND_255"} {
 		if got := k.String(); got != want {
 			t.Errorf("Kind(%d) = %q, want %q", k, got, want)
 		}

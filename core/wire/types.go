@@ -3,7 +3,7 @@ package wire
 // Kind is the one-byte frame kind of a stream preamble (PROTOCOL.md §6).
 type Kind uint8
 
-// The frame kinds of wire v0. Kinds 8..=255 are fatal.
+// The frame kinds of wire v0. Kinds 9..=255 are fatal.
 const (
 	KindHello       Kind = 0
 	KindData        Kind = 1
@@ -13,6 +13,7 @@ const (
 	KindCredit      Kind = 5
 	KindCursor      Kind = 6
 	KindFlow        Kind = 7
+	KindReport      Kind = 8 // only on QUIC with capability 2 agreed (§8.9)
 )
 
 // Protocol constants (PROTOCOL.md §0, §4, §13).
@@ -31,8 +32,10 @@ const (
 	MaxSkipDepth = 8
 	// ApplicationFloor is the first level an application may name.
 	ApplicationFloor uint64 = 16
-	// CapabilityDatagram is the only capability code of v0.
+	// CapabilityDatagram (1) says the sender reads DATAGRAM frames and FLOW streams.
 	CapabilityDatagram uint64 = 1
+	// CapabilityPathReport (2) says the sender reads and writes one REPORT stream.
+	CapabilityPathReport uint64 = 2
 )
 
 // String caps in bytes (PROTOCOL.md §8).
