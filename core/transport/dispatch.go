@@ -35,9 +35,10 @@ func (c *Conn) acceptUni() {
 
 // acceptBidi accepts exchanges and serves each on the accepting goroutine.
 func (c *Conn) acceptBidi() {
-	acceptLoop(c, &c.accepting, c.qc.AcceptStream, func(s *quic.Stream) {
+	acceptLoop(c, &c.accepting, c.qc.AcceptStream, func(s *quic.Stream) bool {
 		s.ReleaseStreamCredit() // its credit returns when it completed, as by default
 		c.serveBidi(s)
+		return true
 	})
 }
 
@@ -50,8 +51,9 @@ const maxAccepting = 4
 // a worker on the message's path, and a stack that is already grown. A
 // stream that blocks its server (a parked stream, a full endpoint queue, a
 // FLOW stream served for its whole life) first makes sure another
-// goroutine accepts (acceptors).
-func acceptLoop[S any](c *Conn, a *acceptors, accept func(context.Context) (S, error), serve func(S)) {
+// goroutine accepts (acceptors). A goroutine whose serve reports false
+// stops accepting unless it is the only one.
+func acceptLoop[S any](c *Conn, a *acceptors, accept func(context.Context) (S, error), serve func(S) bool) {
 	defer c.wg.Done()
 	for {
 		s, err := accept(context.Background())
@@ -62,7 +64,9 @@ func acceptLoop[S any](c *Conn, a *acceptors, accept func(context.Context) (S, e
 			c.wg.Add(1)
 			go acceptLoop(c, a, accept, serve)
 		}
-		serve(s)
+		if !serve(s) && a.n.Load() > 0 {
+			return
+		}
 		if !a.again() {
 			return
 		}

@@ -18,21 +18,25 @@ import (
 // negotiated connection that is not draining, else the plain way
 // (serveUni). Only a one-way transfer read ahead holds its stream's credit
 // back, until its reader is done with it (InStream.credit); every other
-// stream gives it back as soon as it completes.
-func (c *Conn) serveQUICUni(s *quic.ReceiveStream) {
+// stream gives it back as soon as it completes. It reports false once the
+// stream was served before negotiation (the HELLO, usually): its goroutine
+// need not stay accepting beside the one that took over, so an idle
+// connection keeps one accepting goroutine, as it did before its first
+// transfer.
+func (c *Conn) serveQUICUni(s *quic.ReceiveStream) bool {
 	if !c.readsAhead() {
 		s.ReleaseStreamCredit()
 		c.serveUni(s)
-		return
+		return false
 	}
 	p, hdr, la, err := c.readHeadAhead(s, false)
 	if err != nil {
 		s.ReleaseStreamCredit()
-		return
+		return true
 	}
 	if p.Kind == wire.KindData {
 		c.dispatchDataAhead(s, hdr, la)
-		return
+		return true
 	}
 	s.ReleaseStreamCredit()
 	hdr = bytes.Clone(hdr) // the decoders may keep it; la goes back to its pool
@@ -47,13 +51,14 @@ func (c *Conn) serveQUICUni(s *quic.ReceiveStream) {
 	if p.Kind == wire.KindHello {
 		c.onHello(hdr) // a second HELLO: the violation
 		finishHeaderOnly(r)
-		return
+		return true
 	}
 	c.dispatchUni(p.Kind, hdr, r)
 	switch p.Kind {
 	case wire.KindSubscribe, wire.KindUnsubscribe, wire.KindCredit:
 		finishHeaderOnly(r)
 	}
+	return true
 }
 
 // dispatchDataAhead decodes a one-way transfer's header, which la holds
