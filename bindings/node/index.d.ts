@@ -181,13 +181,13 @@ export class Runtime extends Handle {
   bindUnix(path: string): Binding;
   /** One-way transfers discarded as repeats within dedupWindow (0 unless deduplication was agreed). */
   suppressedDuplicates(): number;
-  requester(trust: Trust): Requester;
-  pusher(trust: Trust): Pusher;
-  subscriber(trust: Trust): Subscriber;
-  pair(trust: Trust): Paired;
-  surveyor(trust: Trust): Surveyor;
+  requester(trust: Trust, options?: DiallerOptions): Requester;
+  pusher(trust: Trust, options?: DiallerOptions): Pusher;
+  subscriber(trust: Trust, options?: DiallerOptions): Subscriber;
+  pair(trust: Trust, options?: DiallerOptions): Paired;
+  surveyor(trust: Trust, options?: DiallerOptions): Surveyor;
   /** A RADIO/DISH receiver that verifies radios under trust. */
-  dish(trust: Trust): Dish;
+  dish(trust: Trust, options?: DiallerOptions): Dish;
   /** Waits up to seconds for receipts and consumption, then ends the runtime. */
   drain(seconds: number, options?: CallOptions): Promise<{ delivered: number; outstanding: number }>;
 }
@@ -674,3 +674,11 @@ export function onLog(
   callback: ((level: LogLevel, message: string, attrs: Record<string, string>) => void) | null,
   minLevel?: LogLevel,
 ): void;
+
+/** What a dialling endpoint presents to the servers it connects to. */
+export interface DiallerOptions {
+  /** The key presented to servers (a broker that lists client keys needs it); none: anonymous. */
+  identity?: Identity;
+}
+
+

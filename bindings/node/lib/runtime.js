@@ -165,34 +165,41 @@ class Runtime extends Handle {
     return new Binding(native.bindUnix(this._h, path));
   }
 
-  /** @param {Trust} trust how servers are verified */
-  requester(trust) {
-    return new Requester(native.runtimeRequester(this._h, expect(trust, Trust, 'trust')._h, 0n));
+  // Every dialling endpoint verifies servers under `trust` and, given
+  // `{ identity }`, presents that key to them (a broker that lists client
+  // keys needs it); without one it connects anonymously.
+
+  /**
+   * @param {Trust} trust how servers are verified
+   * @param {{identity?: Identity}} [options] the key presented to servers
+   */
+  requester(trust, options) {
+    return new Requester(native.runtimeRequester(this._h, expect(trust, Trust, 'trust')._h, clientIdentity(options)));
   }
 
-  /** @param {Trust} trust how servers are verified */
-  pusher(trust) {
-    return new Pusher(native.runtimePusher(this._h, expect(trust, Trust, 'trust')._h, 0n));
+  /** @param {Trust} trust how servers are verified @param {{identity?: Identity}} [options] */
+  pusher(trust, options) {
+    return new Pusher(native.runtimePusher(this._h, expect(trust, Trust, 'trust')._h, clientIdentity(options)));
   }
 
-  /** @param {Trust} trust how servers are verified */
-  subscriber(trust) {
-    return new Subscriber(native.runtimeSubscriber(this._h, expect(trust, Trust, 'trust')._h, 0n));
+  /** @param {Trust} trust how servers are verified @param {{identity?: Identity}} [options] */
+  subscriber(trust, options) {
+    return new Subscriber(native.runtimeSubscriber(this._h, expect(trust, Trust, 'trust')._h, clientIdentity(options)));
   }
 
-  /** @param {Trust} trust the dialling end of a PAIR */
-  pair(trust) {
-    return new Paired(native.runtimePair(this._h, expect(trust, Trust, 'trust')._h, 0n));
+  /** @param {Trust} trust the dialling end of a PAIR @param {{identity?: Identity}} [options] */
+  pair(trust, options) {
+    return new Paired(native.runtimePair(this._h, expect(trust, Trust, 'trust')._h, clientIdentity(options)));
   }
 
-  /** @param {Trust} trust a SURVEY asker; every survey asks every connected respondent */
-  surveyor(trust) {
-    return new Surveyor(native.runtimeSurveyor(this._h, expect(trust, Trust, 'trust')._h, 0n));
+  /** @param {Trust} trust a SURVEY asker @param {{identity?: Identity}} [options] */
+  surveyor(trust, options) {
+    return new Surveyor(native.runtimeSurveyor(this._h, expect(trust, Trust, 'trust')._h, clientIdentity(options)));
   }
 
-  /** @param {Trust} trust how radios are verified */
-  dish(trust) {
-    return new Dish(native.runtimeDish(this._h, expect(trust, Trust, 'trust')._h, 0n));
+  /** @param {Trust} trust how radios are verified @param {{identity?: Identity}} [options] */
+  dish(trust, options) {
+    return new Dish(native.runtimeDish(this._h, expect(trust, Trust, 'trust')._h, clientIdentity(options)));
   }
 
   /**
@@ -205,6 +212,14 @@ class Runtime extends Handle {
   drain(seconds, options) {
     return waiting(options, () => native.runtimeDrain(this._h, seconds, this));
   }
+}
+
+/** The identity handle a dialling endpoint presents: 0n for none. */
+function clientIdentity(options) {
+  if (options === undefined || options === null || options.identity === undefined || options.identity === null) {
+    return 0n;
+  }
+  return expect(options.identity, Identity, 'options.identity')._handle();
 }
 
 module.exports = { Runtime, Binding };

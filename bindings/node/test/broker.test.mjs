@@ -8,6 +8,9 @@
 // of its own, so no test sees another's messages.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { test } from 'node:test';
@@ -22,10 +25,10 @@ const START_MS = 10_000;
  * test ends. Resolves to {url, stop}: stop() sends SIGTERM (the broker
  * retires its queue) and resolves to its stderr.
  */
-async function startBroker(t) {
+async function startBroker(t, ...args) {
   const cli = process.env.WEIDA_CLI;
   assert.ok(cli, 'WEIDA_CLI must name the weida CLI binary (tests/node/run.sh builds it)');
-  const child = spawn(cli, ['broker', 'weida://127.0.0.1:0/jobs'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(cli, ['broker', 'weida://127.0.0.1:0/jobs', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (s) => { stderr += s; });
   const exited = once(child, 'exit');
@@ -190,4 +193,30 @@ test('grant refuses what is not a count', async (t) => {
   assert.equal(sub.granted(), 2 ** 64);
   sub.close();
   await assert.rejects(sub.grant(1), weida.RuntimeFailure);
+});
+
+test('a broker that lists client keys serves a listed identity and refuses the rest', async (t) => {
+  const listed = weida.Identity.generate();
+  const stranger = weida.Identity.generate();
+  const dir = mkdtempSync(join(tmpdir(), 'weida-keys-'));
+  const keys = join(dir, 'clients.keys');
+  writeFileSync(keys, `${listed.fingerprint()}\n`);
+  // On loopback anonymous clients are admitted unless the rules say not.
+  const conf = join(dir, 'broker.json');
+  writeFileSync(conf, '{"access": {"anonymous": false}}');
+  const { url } = await startBroker(t, '--clients', keys, '--config', conf);
+  const pusher = new weida.Runtime().pusher(byAddress(), { identity: listed });
+  await pusher.connect(url);
+  await pusher.send(Buffer.from('from a listed key'));
+  const sub = new weida.Runtime().subscriber(byAddress(), { identity: listed });
+  await sub.connect(url);
+  await sub.subscribe('');
+  await sub.grant(1);
+  const got = await sub.recvReporting(MIB);
+  assert.equal(got.payload.toString(), 'from a listed key');
+  await settle(got);
+  for (const identity of [undefined, stranger]) {
+    await assert.rejects(new weida.Runtime().requester(byAddress(), { identity }).connect(url),
+      (e) => e instanceof weida.WeidaError, `connecting with ${identity ? 'an unlisted key' : 'no key'}`);
+  }
 });

@@ -23,11 +23,11 @@ START_SECONDS = 10.0
 class Broker:
     """A running ``weida broker`` with one memory queue at /jobs."""
 
-    def __init__(self) -> None:
+    def __init__(self, *args: str) -> None:
         cli = os.environ.get("WEIDA_CLI")
         if not cli or not os.access(cli, os.X_OK):
             raise AssertionError(f"WEIDA_CLI must name the weida CLI binary (tests/python/run.sh builds it); got {cli!r}")
-        self.proc = subprocess.Popen([cli, "broker", "weida://127.0.0.1:0/jobs"], stdout=subprocess.PIPE,
+        self.proc = subprocess.Popen([cli, "broker", "weida://127.0.0.1:0/jobs", *args], stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True)
         self.url = self._address()
 
@@ -206,3 +206,36 @@ if __name__ == "__main__":
     import unittest
 
     unittest.main()
+
+
+class KnownKeysOnly(BoundedCase):
+    """A broker that admits only listed client keys (``--clients FILE``,
+    anonymous clients refused): a producer presenting a listed identity is
+    served; one presenting none, or an unlisted one, never connects."""
+
+    async def test_only_a_listed_identity_is_served(self):
+        import tempfile
+        listed, stranger = weida.Identity.generate(), weida.Identity.generate()
+        with tempfile.NamedTemporaryFile("w", suffix=".keys", delete=False) as keys:
+            keys.write(listed.fingerprint() + "\n")
+        self.addCleanup(os.unlink, keys.name)
+        # On loopback anonymous clients are admitted unless the rules say not.
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as conf:
+            conf.write('{"access": {"anonymous": false}}')
+        self.addCleanup(os.unlink, conf.name)
+        broker = Broker("--clients", keys.name, "--config", conf.name)
+        self.addCleanup(broker.stop)
+        pusher = weida.Runtime().pusher(by_address(), identity=listed)
+        await pusher.connect(broker.url)
+        await pusher.send(b"from a listed key")
+        sub = weida.Runtime().subscriber(by_address(), identity=listed)
+        await sub.connect(broker.url)
+        await sub.subscribe("")
+        await sub.grant(1)
+        payload, meta, reporter = await sub.recv_reporting(MIB)
+        self.assertEqual(payload, b"from a listed key")
+        await settle(payload, reporter)
+        for who in (None, stranger):
+            with self.subTest(identity=who):
+                with self.assertRaises(weida.WeidaError):
+                    await weida.Runtime().requester(by_address(), identity=who).connect(broker.url)

@@ -10,7 +10,7 @@ from typing import Any, Optional, Tuple
 
 from ._boundary import check, out_count, out_handle, read_text, text
 from ._errors import RuntimeFailure
-from ._ffi import BindOpts, DropCounts, RuntimeOpts, lib
+from ._ffi import BindOpts, DropCounts, EndpointOpts, RuntimeOpts, lib
 from ._handle import Handle
 from ._guarantees import guarantee_sets
 from ._logging import install as _install_logging
@@ -102,32 +102,41 @@ class RuntimeBase(Handle):
         unix sockets free to add). Not a coroutine: nothing waits."""
         return self._Binding(out_handle(lib.weida_bind_unix, self._h, text(path, "path")))
 
-    def _dialler(self, fn: Any, cls: Any, trust: Trust) -> Any:
-        return cls(out_handle(fn, self._h, _trust(trust), None))
+    def _dialler(self, fn: Any, cls: Any, trust: Trust, identity: "Optional[Identity]") -> Any:
+        if identity is None:
+            return cls(out_handle(fn, self._h, _trust(trust), None))
+        if not isinstance(identity, Identity):
+            raise TypeError(f"identity must be a weida.Identity or None, not {type(identity).__name__}")
+        opts = EndpointOpts(size=ctypes.sizeof(EndpointOpts), client_identity=identity._handle())
+        return cls(out_handle(fn, self._h, _trust(trust), byref(opts)))
 
-    def requester(self, trust: Trust) -> Any:
+    # Every dialling endpoint verifies servers under ``trust`` and, given
+    # ``identity``, presents that key to them (a broker that lists client
+    # keys needs it); without one it connects anonymously.
+
+    def requester(self, trust: Trust, identity: "Optional[Identity]" = None) -> Any:
         """A Req/Rep asker that verifies servers under ``trust``."""
-        return self._dialler(lib.weida_runtime_requester, self._Requester, trust)
+        return self._dialler(lib.weida_runtime_requester, self._Requester, trust, identity)
 
-    def pusher(self, trust: Trust) -> Any:
+    def pusher(self, trust: Trust, identity: "Optional[Identity]" = None) -> Any:
         """A Push sender that verifies servers under ``trust``."""
-        return self._dialler(lib.weida_runtime_pusher, self._Pusher, trust)
+        return self._dialler(lib.weida_runtime_pusher, self._Pusher, trust, identity)
 
-    def subscriber(self, trust: Trust) -> Any:
+    def subscriber(self, trust: Trust, identity: "Optional[Identity]" = None) -> Any:
         """A Pub/Sub subscriber that verifies servers under ``trust``."""
-        return self._dialler(lib.weida_runtime_subscriber, self._Subscriber, trust)
+        return self._dialler(lib.weida_runtime_subscriber, self._Subscriber, trust, identity)
 
-    def pair(self, trust: Trust) -> Any:
+    def pair(self, trust: Trust, identity: "Optional[Identity]" = None) -> Any:
         """The dialling end of a PAIR."""
-        return self._dialler(lib.weida_runtime_pair, self._Paired, trust)
+        return self._dialler(lib.weida_runtime_pair, self._Paired, trust, identity)
 
-    def surveyor(self, trust: Trust) -> Any:
+    def surveyor(self, trust: Trust, identity: "Optional[Identity]" = None) -> Any:
         """A SURVEY asker; every survey asks every connected respondent."""
-        return self._dialler(lib.weida_runtime_surveyor, self._Surveyor, trust)
+        return self._dialler(lib.weida_runtime_surveyor, self._Surveyor, trust, identity)
 
-    def dish(self, trust: Trust) -> Any:
+    def dish(self, trust: Trust, identity: "Optional[Identity]" = None) -> Any:
         """A RADIO/DISH receiver that verifies radios under ``trust``."""
-        return self._dialler(lib.weida_runtime_dish, self._Dish, trust)
+        return self._dialler(lib.weida_runtime_dish, self._Dish, trust, identity)
 
 
 class BindingBase(Handle):
