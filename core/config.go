@@ -81,6 +81,10 @@ type Config struct {
 	// DatagramsUnavailable (never replaced by a stream), and a payload over
 	// the connection's datagram size fails with TooLarge (see TooLargeMax).
 	Datagrams bool
+	// PathReports makes each QUIC connection exchange path reports with a
+	// peer that enables them too (PROTOCOL.md §8.9), so ConnectionStats
+	// shows the peer's view (Remote). Local transports never exchange them.
+	PathReports bool
 	// Logger receives the runtime's log lines (log/slog): connections
 	// opened and closed at Info, failed negotiations at Warn naming the
 	// dimension, refused transfers at Debug (at most ten a second). Nothing
@@ -166,6 +170,7 @@ func (c Config) transport() transport.Config {
 	if c.Datagrams {
 		tc.DatagramReceiveBytes = transport.DefaultDatagramReceiveBytes
 	}
+	tc.PathReports = c.PathReports
 	return tc
 }
 

@@ -9,8 +9,8 @@ import (
 // Connection statistics (SURFACE.md §2.4): per connected URL of a dialling
 // endpoint, what the slot knows and what its transport measures. Nothing
 // is invented: a local transport has no path to measure, so Transport is
-// nil there; Remote needs the peers to exchange path reports, which this
-// build does not, so it is always nil.
+// nil there; Remote is the peer's own path report, when both runtimes
+// enabled PathReports on a QUIC connection (pathreports.go).
 
 // TransportStats, PathStats and TrafficCounts are what quic-go measures on
 // a QUIC connection (see the transport package for each field).
@@ -19,12 +19,6 @@ type (
 	PathStats      = transport.PathStats
 	TrafficCounts  = transport.TrafficCounts
 )
-
-// RemoteStats would be the peer's own path report (path_report); it is
-// never filled in this build.
-type RemoteStats struct {
-	RTT time.Duration
-}
 
 // ConnectionStats describes one connected URL of a dialling endpoint.
 type ConnectionStats struct {
@@ -41,7 +35,8 @@ type ConnectionStats struct {
 	Redials int
 	// Transport is the QUIC stack's measurement; nil on local transports.
 	Transport *TransportStats
-	// Remote is the peer's path report; nil (not exchanged in this build).
+	// Remote is the peer's newest path report; nil on local transports,
+	// when either side left PathReports off, and until the first arrived.
 	Remote *RemoteStats
 }
 
@@ -68,6 +63,7 @@ func (d *dialer) connectionStats() []ConnectionStats {
 		if ts, ok := c.Stats(); ok {
 			out[i].Transport = &ts
 		}
+		out[i].Remote = remoteStats(c, now)
 	}
 	return out
 }
