@@ -126,6 +126,16 @@ func (rt router) Control(c *transport.Conn, kind wire.Kind, sub *wire.Subscribe,
 	rt.l.control(c, kind, sub, credit)
 }
 
+// JudgeSubscribe implements transport.SubscribeJudge: a queue port with a
+// subscribe gate may refuse a SUBSCRIBE for its path (REJECTED) before it
+// is recorded anywhere.
+func (rt router) JudgeSubscribe(c *transport.Conn, sub *wire.Subscribe) wire.AppCode {
+	if r, ok := rt.l.lookup(sub.Endpoint).(portRoute); ok {
+		return r.p.judgeSubscribe(c, sub.Filter)
+	}
+	return 0
+}
+
 // Cursor implements transport.Handler: the report the stream names on its
 // connection reads it; an unknown report_id is stopped CANCELED (cursors.go).
 func (rt router) Cursor(c *transport.Conn, head wire.CursorHead, s *transport.CursorStream) {

@@ -32,6 +32,28 @@ type QueuePort struct {
 	seen map[*transport.Conn]struct{} // connections that sent control frames here
 
 	deadline atomic.Int64 // the reports' open deadline in ns; 0 is DefaultReportDeadline
+	gate     atomic.Pointer[func(PortConn, string) bool]
+}
+
+// SetSubscribeGate has gate judge every later SUBSCRIBE for the port's path
+// before it is recorded: false stops the SUBSCRIBE's stream with REJECTED
+// (SUBSCRIBE has no reply half, so the stop is what the subscriber sees)
+// and no PortSubscribe event is posted. gate runs on the stream's
+// goroutine and must not block; nil removes it.
+func (p *QueuePort) SetSubscribeGate(gate func(c PortConn, filter string) bool) {
+	if gate == nil {
+		p.gate.Store(nil)
+		return
+	}
+	p.gate.Store(&gate)
+}
+
+// judgeSubscribe is the gate's verdict as a stop code (0: take it).
+func (p *QueuePort) judgeSubscribe(c *transport.Conn, filter string) wire.AppCode {
+	if g := p.gate.Load(); g != nil && !(*g)(PortConn{c: c}, filter) {
+		return wire.CodeRejected
+	}
+	return 0
 }
 
 // PortEventKind says what a PortEvent carries.

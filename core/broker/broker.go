@@ -77,6 +77,9 @@ func New(rt *weida.Runtime, cfg Config) (*Broker, error) {
 		q := newQueue(ctx, qc.Path, port, keepers[i].keeper, cfg, slots)
 		q.producers = producers
 		q.guard = guard
+		// A SUBSCRIBE from a key that may not consume is stopped REJECTED
+		// before it is recorded (the loop checks again, for a reload between).
+		port.SetSubscribeGate(func(c weida.PortConn, _ string) bool { return q.mayConsume(c) })
 		q.recover(keepers[i].recovered)
 		if err := keepers[i].unserved; err != nil {
 			q.unserved = err

@@ -180,7 +180,7 @@ func (c *Conn) dispatchUni(kind wire.Kind, hdr []byte, s recvHalf) {
 	case wire.KindData:
 		err = c.dispatchData(hdr, s)
 	case wire.KindSubscribe, wire.KindUnsubscribe:
-		err = c.dispatchSubscribe(kind, hdr)
+		err = c.dispatchSubscribe(kind, hdr, s)
 	case wire.KindCredit:
 		err = c.dispatchCredit(hdr)
 	case wire.KindCursor:
@@ -217,10 +217,13 @@ func (c *Conn) dispatchDecodedData(d wire.Data, decodeErr error, s recvHalf) err
 	return nil
 }
 
-func (c *Conn) dispatchSubscribe(kind wire.Kind, hdr []byte) error {
+func (c *Conn) dispatchSubscribe(kind wire.Kind, hdr []byte, s recvHalf) error {
 	sub, err := wire.DecodeSubscribe(hdr)
 	if err != nil {
 		return err
+	}
+	if kind == wire.KindSubscribe && !c.judgeSubscribe(&sub, s) {
+		return nil // stopped: the FIN is not read, the read after the stop ends at once
 	}
 	c.handler.Control(c, kind, &sub, nil)
 	return nil

@@ -140,6 +140,14 @@ func TestBrokerRefusesAnUnlistedProducer(t *testing.T) {
 func TestBrokerServesOnlyTheListedConsumerAndItsReports(t *testing.T) {
 	prod, cons, stranger := newIdentity(t), newIdentity(t), newIdentity(t)
 	g := startGuardedBroker(t, onlyFor(prod, cons))
+	// SUBSCRIBE has no reply half: the refusal is the stream's stop.
+	refused, err := dialRaw(t, g.url, stranger).UniOpen(rawpeer.Encode(wire.KindSubscribe, &wire.Subscribe{Endpoint: jobs}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, err := rawpeer.StopCode(ctxFor(t), refused); err != nil || code != wire.CodeRejected {
+		t.Fatalf("a SUBSCRIBE from a key that may not consume: stopped %v (%v), want REJECTED", code, err)
+	}
 	subscriber(t, g.url, stranger, 10)
 	g.awaitRefusal(t, "consume")
 	if err := exchange(t, g.url, prod); err != nil {
