@@ -34,8 +34,8 @@ func newLogRecorder(level slog.Level) *logRecorder {
 }
 
 func (r *logRecorder) Enabled(_ context.Context, l slog.Level) bool { return l >= r.level }
-func (r *logRecorder) WithAttrs([]slog.Attr) slog.Handler          { return r }
-func (r *logRecorder) WithGroup(string) slog.Handler               { return r }
+func (r *logRecorder) WithAttrs([]slog.Attr) slog.Handler           { return r }
+func (r *logRecorder) WithGroup(string) slog.Handler                { return r }
 
 func (r *logRecorder) Handle(_ context.Context, rec slog.Record) error {
 	line := logLine{level: rec.Level, msg: rec.Message, attrs: map[string]string{}}
