@@ -50,8 +50,8 @@ func runtimeConfig(o C.weida_runtime_opts_t) (weida.Config, error) {
 	if cfg.Datagrams, err = flag(o.datagrams, "weida_runtime_opts_t.datagrams"); err != nil {
 		return cfg, err
 	}
-	if o.path_report != 0 {
-		return cfg, &weida.Error{Kind: weida.KindUnsupported, Msg: "runtime options: path reports are not built yet"}
+	if cfg.PathReports, err = flag(o.path_report, "weida_runtime_opts_t.path_report"); err != nil {
+		return cfg, err
 	}
 	cfg.EndpointQueue = int(o.endpoint_queue)
 	if o.send_timeout_ms > C.uint64_t(time.Duration(1<<62)/time.Millisecond) {

@@ -53,8 +53,13 @@ func connectionStatsValue(s weida.ConnectionStats) C.weida_connection_stats_t {
 		v.rx_packets, v.rx_bytes = C.uint64_t(t.RX.Packets), C.uint64_t(t.RX.Bytes)
 	}
 	if r := s.Remote; r != nil {
-		v.has_remote = 1
-		v.remote_rtt = secondsOf(r.RTT)
+		v.has_remote, v.remote_known, v.remote_age = 1, C.uint32_t(r.Known), secondsOf(r.Age)
+		v.remote_rtt, v.remote_min_rtt = secondsOf(r.RTT), secondsOf(r.MinRTT)
+		v.remote_congestion_window, v.remote_congestion_events = C.uint64_t(r.CongestionWindow), C.uint64_t(r.CongestionEvents)
+		v.remote_lost_packets, v.remote_lost_bytes = C.uint64_t(r.LostPackets), C.uint64_t(r.LostBytes)
+		v.remote_sent_packets, v.remote_current_mtu = C.uint64_t(r.SentPackets), C.uint64_t(r.CurrentMTU)
+		v.remote_tx_datagrams, v.remote_tx_bytes = C.uint64_t(r.TxDatagrams), C.uint64_t(r.TxBytes)
+		v.remote_rx_datagrams, v.remote_rx_bytes = C.uint64_t(r.RxDatagrams), C.uint64_t(r.RxBytes)
 	}
 	return v
 }

@@ -268,7 +268,7 @@ typedef struct weida_runtime_opts {
     size_t size;
     uint32_t worker_threads; /* accepted for parity; Go schedules itself */
     int32_t datagrams;       /* 1: datagram flows, 64 KiB receive budget (both ends need it) */
-    int32_t path_report;     /* 1: path statistics (not built yet: EUNSUPPORTED) */
+    int32_t path_report;     /* 1: exchange path reports over QUIC (both ends need it; see has_remote) */
     uint32_t endpoint_queue; /* accept-queue depth per path; 0 = 256 */
     uint64_t send_timeout_ms; /* bound on waiting for a live connection; 0 = none */
     /* Required of every peer on every connection, and offered too; NULL =
@@ -470,10 +470,43 @@ typedef struct weida_connection_stats {
     uint64_t tx_bytes;
     uint64_t rx_packets;        /* received */
     uint64_t rx_bytes;
-    int32_t has_remote;         /* 1: remote_rtt is the peer's path report (never in this build) */
+    /* The peer's own path report (PROTOCOL.md §8.9), its newest record: only
+     * over QUIC with path_report on both runtimes, once the first arrived
+     * (right after the connection opened, then every 2 s). A remote_ figure
+     * is valid only when its WEIDA_REMOTE_ bit is set in remote_known: the
+     * peer states only what its stack measures. */
+    int32_t has_remote;         /* 1: the remote_ fields below hold a record */
     uint32_t reserved;          /* 0 */
-    double remote_rtt;
+    double remote_rtt;          /* the peer's smoothed RTT */
+    double remote_age;          /* seconds since the record arrived */
+    uint32_t remote_known;      /* WEIDA_REMOTE_* bits: the figures the record stated */
+    uint32_t reserved2;         /* 0 */
+    double remote_min_rtt;
+    uint64_t remote_congestion_window; /* bytes */
+    uint64_t remote_congestion_events;
+    uint64_t remote_lost_packets;
+    uint64_t remote_lost_bytes;
+    uint64_t remote_sent_packets;
+    uint64_t remote_current_mtu;
+    uint64_t remote_tx_datagrams;
+    uint64_t remote_tx_bytes;
+    uint64_t remote_rx_datagrams;
+    uint64_t remote_rx_bytes;
 } weida_connection_stats_t;
+
+/* Bits of weida_connection_stats_t.remote_known (bit k: record key k). */
+#define WEIDA_REMOTE_RTT               (1u << 0)
+#define WEIDA_REMOTE_MIN_RTT           (1u << 1)
+#define WEIDA_REMOTE_CONGESTION_WINDOW (1u << 2)
+#define WEIDA_REMOTE_CONGESTION_EVENTS (1u << 3)
+#define WEIDA_REMOTE_LOST_PACKETS      (1u << 4)
+#define WEIDA_REMOTE_LOST_BYTES        (1u << 5)
+#define WEIDA_REMOTE_SENT_PACKETS      (1u << 6)
+#define WEIDA_REMOTE_CURRENT_MTU       (1u << 7)
+#define WEIDA_REMOTE_TX_DATAGRAMS      (1u << 8)
+#define WEIDA_REMOTE_TX_BYTES          (1u << 9)
+#define WEIDA_REMOTE_RX_DATAGRAMS      (1u << 10)
+#define WEIDA_REMOTE_RX_BYTES          (1u << 11)
 
 /*
  * The library itself is built from this header too, with

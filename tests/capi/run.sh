@@ -45,7 +45,7 @@ read -r -a weida_libs <<<"$(pkg-config --libs weida)"
 rpath="-Wl,-rpath,$out/lib"
 warn=(-Wall -Wextra -Werror)
 examples=(reqrep pushpull pubsub pair survey bus cursors radio local queue)
-programs=("${examples[@]}" misuse lifecycle cq guarantees logging)
+programs=("${examples[@]}" misuse lifecycle cq guarantees logging pathreports)
 
 # cc NAME SOURCE EXTRA... — builds $work/NAME against the installed library.
 cc_prog() {
@@ -55,7 +55,7 @@ cc_prog() {
 		-o "$work/$name" "$src" "${weida_libs[@]}" -lpthread -lm "$rpath"
 }
 source_of() {
-	case $1 in misuse | lifecycle | cq | guarantees | logging | stress | bench) echo "tests/capi/$1.c" ;; *) echo "bindings/c-examples/$1.c" ;; esac
+	case $1 in misuse | lifecycle | cq | guarantees | logging | pathreports | stress | bench) echo "tests/capi/$1.c" ;; *) echo "bindings/c-examples/$1.c" ;; esac
 }
 run() { timeout 300 "$@"; }
 
