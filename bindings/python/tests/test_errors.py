@@ -92,7 +92,6 @@ class Raised(BoundedCase):
         self.assertKind(weida.AlreadyRegistered, lambda: binding.puller(taken.path()))
         self.assertKind(weida.InvalidFingerprint, lambda: weida.Trust.pin("sha256:zz"), "sha256:zz")
         self.assertKind(weida.Protocol, lambda: client.subscriber(by_address()).subscribe("a.#.b"))
-        self.assertKind(weida.Unsupported, lambda: weida.sync.Runtime(path_report=True))  # not built yet
         self.assertKind(weida.Io, lambda: weida.Identity.from_pem_file("/nonexistent.pem").fingerprint(),
                         "/nonexistent.pem")
         with tempfile.NamedTemporaryFile("w", suffix=".pem") as corrupt:

@@ -106,7 +106,19 @@ class TransportStats:
     rx: UdpCounts
 
 class RemoteStats:
-    rtt: float
+    rtt: Optional[float]
+    min_rtt: Optional[float]
+    congestion_window: Optional[int]
+    congestion_events: Optional[int]
+    lost_packets: Optional[int]
+    lost_bytes: Optional[int]
+    sent_packets: Optional[int]
+    current_mtu: Optional[int]
+    tx_datagrams: Optional[int]
+    tx_bytes: Optional[int]
+    rx_datagrams: Optional[int]
+    rx_bytes: Optional[int]
+    age: float
 
 class ConnectionStats:
     url: str

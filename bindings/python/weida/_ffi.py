@@ -419,6 +419,20 @@ class ConnectionStats(Structure):
         ("has_remote", c_int32),
         ("reserved", c_uint32),
         ("remote_rtt", c_double),
+        ("remote_age", c_double),
+        ("remote_known", c_uint32),
+        ("reserved2", c_uint32),
+        ("remote_min_rtt", c_double),
+        ("remote_congestion_window", c_uint64),
+        ("remote_congestion_events", c_uint64),
+        ("remote_lost_packets", c_uint64),
+        ("remote_lost_bytes", c_uint64),
+        ("remote_sent_packets", c_uint64),
+        ("remote_current_mtu", c_uint64),
+        ("remote_tx_datagrams", c_uint64),
+        ("remote_tx_bytes", c_uint64),
+        ("remote_rx_datagrams", c_uint64),
+        ("remote_rx_bytes", c_uint64),
     ]
 
 

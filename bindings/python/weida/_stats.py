@@ -4,8 +4,9 @@ them from ``weida_<role>_connection_stats``.
 
 Nothing here is invented: a figure the library did not measure is ``None``.
 A local transport (``weida+inproc://``, ``weida+unix://``) has no network
-path, so its ``transport`` is ``None``; ``remote`` needs the peers to
-exchange path reports, which this build does not, so it is always ``None``.
+path, so its ``transport`` is ``None``; ``remote`` is the peer's own path
+report, present over QUIC when both runtimes were made with
+``path_report=True`` (never over a local transport).
 Times are float seconds.
 """
 
@@ -85,10 +86,36 @@ class TransportStats(_Record):
 
 
 class RemoteStats(_Record):
-    """The peer's own path report (seconds); never present in this build."""
+    """The peer's own path report (PROTOCOL.md §8.9): what its QUIC stack
+    measured, as of the newest record it sent (one every 2 s). A figure the
+    peer did not state is ``None``; ``age`` is the seconds since the record
+    arrived. Times are seconds."""
 
-    __slots__ = ("rtt",)
-    rtt: float
+    __slots__ = ("rtt", "min_rtt", "congestion_window", "congestion_events", "lost_packets", "lost_bytes",
+                 "sent_packets", "current_mtu", "tx_datagrams", "tx_bytes", "rx_datagrams", "rx_bytes", "age")
+    rtt: Optional[float]
+    min_rtt: Optional[float]
+    congestion_window: Optional[int]  # bytes
+    congestion_events: Optional[int]
+    lost_packets: Optional[int]
+    lost_bytes: Optional[int]
+    sent_packets: Optional[int]
+    current_mtu: Optional[int]
+    tx_datagrams: Optional[int]
+    tx_bytes: Optional[int]
+    rx_datagrams: Optional[int]
+    rx_bytes: Optional[int]
+    age: float
+
+
+def _remote(c: _CConnectionStats) -> Optional[RemoteStats]:
+    """The record's figures, each ``None`` unless its bit (the record key)
+    is set in ``remote_known``."""
+    if not c.has_remote:
+        return None
+    figures = {name: getattr(c, "remote_" + name) for name in RemoteStats.__slots__[:-1]}
+    known = {name: value if c.remote_known & (1 << key) else None for key, (name, value) in enumerate(figures.items())}
+    return RemoteStats(age=c.remote_age, **known)
 
 
 class ConnectionStats(_Record):
@@ -97,7 +124,8 @@ class ConnectionStats(_Record):
     learned fingerprint); ``live`` whether it has a connection now; ``age``
     the seconds that connection has been live (0.0 while down); ``redials``
     the connections made after the first; ``transport`` QUIC's measurement,
-    ``None`` on a local transport and while down; ``remote`` ``None``."""
+    ``None`` on a local transport and while down; ``remote`` the peer's path
+    report or ``None`` (see ``RemoteStats``)."""
 
     __slots__ = ("url", "live", "age", "redials", "transport", "remote")
     url: str
@@ -116,9 +144,8 @@ def _value(c: _CConnectionStats, url: str) -> ConnectionStats:
                          lost_bytes=c.lost_bytes)
         transport = TransportStats(path=path, tx=UdpCounts(packets=c.tx_packets, bytes=c.tx_bytes),
                                    rx=UdpCounts(packets=c.rx_packets, bytes=c.rx_bytes))
-    remote = RemoteStats(rtt=c.remote_rtt) if c.has_remote else None
     return ConnectionStats(url=url, live=bool(c.live), age=c.age, redials=c.redials, transport=transport,
-                           remote=remote)
+                           remote=_remote(c))
 
 
 def connection_stats(fn: Any, h: int) -> List[ConnectionStats]:
