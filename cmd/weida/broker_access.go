@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -58,10 +59,19 @@ func checkAccess(inv *invocation, cfg broker.Config) error {
 // fromConfigFile names the configuration file in an error about the
 // rules read from it (a key file's own errors name that file already).
 func fromConfigFile(inv *invocation, err error) error {
-	if file, ok := inv.value(optConfig); ok && err != nil {
-		return fmt.Errorf("%s: %w", file, err)
+	file, ok := inv.value(optConfig)
+	if !ok || err == nil {
+		return err
 	}
-	return err
+	var rule *access.RuleError
+	if errors.As(err, &rule) {
+		if raw, rerr := os.ReadFile(file); rerr == nil && len(raw) <= maxBrokerConfigBytes {
+			if line := jsonLine(raw, append([]string{"access"}, rule.Path...)); line > 0 {
+				return fmt.Errorf("%s:%d: %w", file, line, err)
+			}
+		}
+	}
+	return fmt.Errorf("%s: %w", file, err)
 }
 
 // bindsLoopback reports whether addr accepts connections from this

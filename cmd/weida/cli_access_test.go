@@ -113,10 +113,18 @@ func TestCLIBrokerRefusesBadAccessAtStart(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	config := filepath.Join(dir, "broker.json")
-	if err := os.WriteFile(config, []byte(`{"access": {"queues": {"/nope": {}}}}`), 0o600); err != nil {
+	if err := os.WriteFile(config, []byte("{\"access\": {\"queues\": {\n  \"/nope\": {}}}}"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if r := runWeida(t, nil, "broker", "weida://127.0.0.1:0/jobs", "--config", config); r.code == exitOK || !strings.Contains(r.stderr, config+`: access.queues: "/nope" is not a queue of this broker`) {
+	if r := runWeida(t, nil, "broker", "weida://127.0.0.1:0/jobs", "--config", config); r.code == exitOK || !strings.Contains(r.stderr, config+`:2: access.queues: "/nope" is not a queue of this broker`) {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	// A malformed entry is named by its line too.
+	entry := "{\"access\": {\"queues\": {\"/jobs\": {\n  \"produce\": [\"*\",\n    \"sha256:12\"]}}}}"
+	if err := os.WriteFile(config, []byte(entry), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := runWeida(t, nil, "broker", "weida://127.0.0.1:0/jobs", "--config", config); r.code == exitOK || !strings.Contains(r.stderr, config+`:3: access.queues["/jobs"].produce[1]: `) {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	keys := filepath.Join(dir, "clients.keys")

@@ -3,7 +3,9 @@ package access
 import (
 	"fmt"
 	"net"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/weida-go/weida/core/identity"
@@ -98,14 +100,14 @@ func Compile(rules Rules, queues []string, loopback bool, readKeys func(path str
 	}
 	for _, path := range sortedKeys(rules.Queues) {
 		if !known[path] {
-			return nil, fmt.Errorf("access.queues: %q is not a queue of this broker", path)
+			return nil, ruleError([]string{"queues", path}, "access.queues", fmt.Errorf("%q is not a queue of this broker", path))
 		}
 		qr := rules.Queues[path]
 		acl := &queueACL{}
-		if acl.produce, err = compileEntries(qr.Produce, groups, fmt.Sprintf("access.queues[%q].produce", path)); err != nil {
+		if acl.produce, err = compileEntries(qr.Produce, groups, []string{"queues", path, "produce"}); err != nil {
 			return nil, err
 		}
-		if acl.consume, err = compileEntries(qr.Consume, groups, fmt.Sprintf("access.queues[%q].consume", path)); err != nil {
+		if acl.consume, err = compileEntries(qr.Consume, groups, []string{"queues", path, "consume"}); err != nil {
 			return nil, err
 		}
 		p.queues[path] = acl
@@ -117,13 +119,13 @@ func compileGroups(raw map[string][]string) (map[string]keySet, error) {
 	groups := make(map[string]keySet, len(raw))
 	for _, name := range sortedKeys(raw) {
 		if name == "" || strings.ContainsAny(name, "@* \t") {
-			return nil, fmt.Errorf("access.groups: %q is not a usable group name", name)
+			return nil, ruleError([]string{"groups", name}, "access.groups", fmt.Errorf("%q is not a usable group name", name))
 		}
 		set := keySet{}
 		for i, s := range raw[name] {
 			fp, err := identity.ParseFingerprint(s)
 			if err != nil {
-				return nil, fmt.Errorf("access.groups[%q][%d]: %w", name, i, err)
+				return nil, ruleError([]string{"groups", name, strconv.Itoa(i)}, "", err)
 			}
 			set[fp] = struct{}{}
 		}
@@ -132,7 +134,7 @@ func compileGroups(raw map[string][]string) (map[string]keySet, error) {
 	return groups, nil
 }
 
-func compileEntries(entries []string, groups map[string]keySet, where string) (entrySet, error) {
+func compileEntries(entries []string, groups map[string]keySet, list []string) (entrySet, error) {
 	set := entrySet{keys: keySet{}}
 	for i, e := range entries {
 		switch {
@@ -143,7 +145,7 @@ func compileEntries(entries []string, groups map[string]keySet, where string) (e
 		case strings.HasPrefix(e, "@"):
 			g, ok := groups[e[1:]]
 			if !ok {
-				return set, fmt.Errorf("%s[%d]: no group is named %q", where, i, e[1:])
+				return set, ruleError(append(slices.Clip(list), strconv.Itoa(i)), "", fmt.Errorf("no group is named %q", e[1:]))
 			}
 			for fp := range g {
 				set.keys[fp] = struct{}{}
@@ -151,7 +153,8 @@ func compileEntries(entries []string, groups map[string]keySet, where string) (e
 		default:
 			fp, err := identity.ParseFingerprint(e)
 			if err != nil {
-				return set, fmt.Errorf("%s[%d]: %w (an entry is a fingerprint, @group, %q or %q)", where, i, err, Everyone, Anonymous)
+				return set, ruleError(append(slices.Clip(list), strconv.Itoa(i)), "",
+					fmt.Errorf("%w (an entry is a fingerprint, @group, %q or %q)", err, Everyone, Anonymous))
 			}
 			set.keys[fp] = struct{}{}
 		}
@@ -166,4 +169,45 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// RuleError is a rule Compile cannot mean. Path locates it in the "access"
+// section as JSON keys and array indexes (e.g. queues, /jobs, produce, 1),
+// so a caller holding the file can name its line; the message names it
+// as access.queues["/jobs"].produce[1].
+type RuleError struct {
+	Path  []string
+	where string
+	Err   error
+}
+
+func (e *RuleError) Error() string { return e.where + ": " + e.Err.Error() }
+
+func (e *RuleError) Unwrap() error { return e.Err }
+
+// ruleError locates err at path; where overrides the printed location.
+func ruleError(path []string, where string, err error) *RuleError {
+	if where == "" {
+		var b strings.Builder
+		b.WriteString("access")
+		for i, p := range path {
+			switch {
+			case i == 0:
+				b.WriteString("." + p)
+			case i == 2 && path[0] == "queues":
+				b.WriteString("." + p)
+			case isIndex(p) && (path[0] == "groups" && i == 2 || path[0] == "queues" && i == 3):
+				b.WriteString("[" + p + "]")
+			default:
+				b.WriteString(fmt.Sprintf("[%q]", p))
+			}
+		}
+		where = b.String()
+	}
+	return &RuleError{Path: path, where: where, Err: err}
+}
+
+func isIndex(s string) bool {
+	_, err := strconv.Atoi(s)
+	return err == nil
 }
