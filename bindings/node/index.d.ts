@@ -150,7 +150,7 @@ export interface RuntimeOptions {
   workerThreads?: number;
   /** Datagram flows with a 64 KiB receive budget; both ends need them (Radio.datagram). */
   datagrams?: boolean;
-  /** Path statistics (not built yet: Unsupported). */
+  /** Exchange path reports over QUIC (both ends need it): ConnectionStats.remote. */
   pathReport?: boolean;
   /**
    * Push/Pull keeps no order unless asked: 'reassemble' releases each
@@ -448,10 +448,27 @@ export class TransportStats {
   readonly rx: UdpCounts;
 }
 
-/** The peer's own path report (seconds); never present in this build. */
+/**
+ * The peer's own path report (PROTOCOL.md §8.9), its newest record (one
+ * every 2 s); a figure the peer did not state is null. Times in seconds.
+ */
 export class RemoteStats {
   private constructor();
-  readonly rtt: number;
+  readonly rtt: number | null;
+  readonly minRtt: number | null;
+  /** Bytes. */
+  readonly congestionWindow: number | null;
+  readonly congestionEvents: number | null;
+  readonly lostPackets: number | null;
+  readonly lostBytes: number | null;
+  readonly sentPackets: number | null;
+  readonly currentMtu: number | null;
+  readonly txDatagrams: number | null;
+  readonly txBytes: number | null;
+  readonly rxDatagrams: number | null;
+  readonly rxBytes: number | null;
+  /** Seconds since the record arrived. */
+  readonly age: number;
 }
 
 /** One connected URL of a dialling endpoint. */
@@ -467,7 +484,7 @@ export class ConnectionStats {
   readonly redials: number;
   /** QUIC's measurement; null on a local transport (inproc, unix) and while down. */
   readonly transport: TransportStats | null;
-  /** Null: no path reports in this build. */
+  /** The peer's path report: over QUIC with `pathReport` on both runtimes; else null. */
   readonly remote: RemoteStats | null;
 }
 

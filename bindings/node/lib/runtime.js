@@ -97,8 +97,8 @@ class Runtime extends Handle {
    *   require?: Iterable<string>}} [options]
    *   `workerThreads` is accepted for parity (Go schedules itself);
    *   `datagrams` turns on datagram flows (a 64 KiB receive budget; both
-   *   ends need it, e.g. for `Radio.datagram`); `pathReport` is not built
-   *   yet (`Unsupported`). Guarantees: Push/Pull keeps no order unless
+   *   ends need it, e.g. for `Radio.datagram`); `pathReport` exchanges path
+   *   reports over QUIC (both ends need it; see `ConnectionStats.remote`). Guarantees: Push/Pull keeps no order unless
    *   `ordering` asks ('reassemble' releases a producer's messages in
    *   order, 'detect' reports gaps as `meta.missed`); `dedupWindow`
    *   (seconds) discards repeats; `acknowledgement` (e.g. ACCEPTED) is what

@@ -3,8 +3,8 @@
  * Connection statistics (SURFACE.md §2.4): the frozen values every dialling
  * endpoint's `connectionStats()` returns. Nothing is invented: a local
  * transport (`weida+inproc://`, `weida+unix://`) has no network path, so
- * its `transport` is null; `remote` needs peers that exchange path reports,
- * which this build does not, so it is always null. Times are seconds.
+ * its `transport` is null; `remote` is the peer's own path report, over QUIC
+ * when both runtimes were made with `pathReport: true`. Times are seconds.
  * @module weida/lib/stats
  */
 
@@ -68,12 +68,40 @@ class TransportStats {
   }
 }
 
-/** The peer's own path report; never present in this build. */
+/**
+ * The peer's own path report (PROTOCOL.md §8.9): what its QUIC stack
+ * measured, as of the newest record it sent (one every 2 s). A figure the
+ * peer did not state is null, never 0.
+ */
 class RemoteStats {
-  /** @param {number} rtt (internal) seconds */
-  constructor(rtt) {
-    /** @type {number} seconds */
-    this.rtt = rtt;
+  /** @param {object} raw (internal) the addon's flat figures */
+  constructor(raw) {
+    /** @type {number | null} smoothed RTT, seconds */
+    this.rtt = raw.remoteRtt;
+    /** @type {number | null} seconds */
+    this.minRtt = raw.remoteMinRtt;
+    /** @type {number | null} bytes */
+    this.congestionWindow = raw.remoteCongestionWindow;
+    /** @type {number | null} */
+    this.congestionEvents = raw.remoteCongestionEvents;
+    /** @type {number | null} */
+    this.lostPackets = raw.remoteLostPackets;
+    /** @type {number | null} */
+    this.lostBytes = raw.remoteLostBytes;
+    /** @type {number | null} */
+    this.sentPackets = raw.remoteSentPackets;
+    /** @type {number | null} */
+    this.currentMtu = raw.remoteCurrentMtu;
+    /** @type {number | null} */
+    this.txDatagrams = raw.remoteTxDatagrams;
+    /** @type {number | null} */
+    this.txBytes = raw.remoteTxBytes;
+    /** @type {number | null} */
+    this.rxDatagrams = raw.remoteRxDatagrams;
+    /** @type {number | null} */
+    this.rxBytes = raw.remoteRxBytes;
+    /** @type {number} seconds since the record arrived */
+    this.age = raw.remoteAge;
     Object.freeze(this);
   }
 }
@@ -92,8 +120,8 @@ class ConnectionStats {
     this.redials = raw.redials;
     /** @type {TransportStats | null} QUIC's measurement; null on a local transport and while down */
     this.transport = raw.hasTransport ? new TransportStats(raw) : null;
-    /** @type {RemoteStats | null} null: no path reports in this build */
-    this.remote = raw.hasRemote ? new RemoteStats(raw.remoteRtt) : null;
+    /** @type {RemoteStats | null} the peer's path report; null without one (always on a local transport) */
+    this.remote = raw.hasRemote ? new RemoteStats(raw) : null;
     Object.freeze(this);
   }
 }

@@ -30,15 +30,41 @@ NAPI_FN(BindUnix) { return bind_named(env, info, "path", weida_bind_unix); }    
 
 typedef int (*stats_fn)(uint64_t, size_t, weida_connection_stats_t *, char *, size_t, size_t *);
 
+/* The peer's path report as flat properties remoteAge and remoteRtt ..
+ * remoteRxBytes, in record-key order: a figure whose WEIDA_REMOTE_ bit is
+ * clear is null (the peer did not state it), never 0. */
+static void remote_figures(napi_env env, napi_value obj, const weida_connection_stats_t *s) {
+    static const char *const names[] = {"remoteRtt", "remoteMinRtt", "remoteCongestionWindow",
+                                        "remoteCongestionEvents", "remoteLostPackets", "remoteLostBytes",
+                                        "remoteSentPackets", "remoteCurrentMtu", "remoteTxDatagrams",
+                                        "remoteTxBytes", "remoteRxDatagrams", "remoteRxBytes"};
+    const double values[] = {s->remote_rtt, s->remote_min_rtt, (double)s->remote_congestion_window,
+                             (double)s->remote_congestion_events, (double)s->remote_lost_packets,
+                             (double)s->remote_lost_bytes, (double)s->remote_sent_packets,
+                             (double)s->remote_current_mtu, (double)s->remote_tx_datagrams,
+                             (double)s->remote_tx_bytes, (double)s->remote_rx_datagrams,
+                             (double)s->remote_rx_bytes};
+    napi_set_named_property(env, obj, "remoteAge", js_number(env, s->remote_age));
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+        napi_value v;
+        if (s->remote_known & (1u << i)) {
+            v = js_number(env, values[i]);
+        } else {
+            napi_get_null(env, &v);
+        }
+        napi_set_named_property(env, obj, names[i], v);
+    }
+}
+
 /* One URL's figures as a flat object: {url, live, hasTransport, age, ...}. */
 static napi_value stats_object(napi_env env, const weida_connection_stats_t *s, const char *url) {
     static const char *const names[] = {"age", "redials", "rtt", "minRtt", "latestRtt", "rttVariation",
                                         "congestionWindow", "lostPackets", "lostBytes", "txPackets",
-                                        "txBytes", "rxPackets", "rxBytes", "remoteRtt"};
+                                        "txBytes", "rxPackets", "rxBytes"};
     const double values[] = {s->age, (double)s->redials, s->rtt, s->min_rtt, s->latest_rtt, s->rtt_variation,
                              (double)s->congestion_window, (double)s->lost_packets, (double)s->lost_bytes,
                              (double)s->tx_packets, (double)s->tx_bytes, (double)s->rx_packets,
-                             (double)s->rx_bytes, s->remote_rtt};
+                             (double)s->rx_bytes};
     napi_value obj, live, has_transport, has_remote;
     napi_create_object(env, &obj);
     napi_get_boolean(env, s->live != 0, &live);
@@ -51,6 +77,7 @@ static napi_value stats_object(napi_env env, const weida_connection_stats_t *s, 
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
         napi_set_named_property(env, obj, names[i], js_number(env, values[i]));
     }
+    if (s->has_remote) remote_figures(env, obj, s);
     return obj;
 }
 

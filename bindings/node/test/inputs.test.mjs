@@ -83,10 +83,6 @@ test('values: fingerprints, pins, PEM files', async () => {
   assert.throws(() => weida.Trust.anchorFile('/nonexistent/ca.pem'), weida.WeidaError);
 });
 
-test('the runtime refuses what is not built yet', () => {
-  assert.throws(() => new weida.Runtime({ pathReport: true }), weida.Unsupported);
-});
-
 test('a closed binding stops serving; binding facts read back', async () => {
   const { binding, client } = await served();
   assert.match(binding.localAddr(), /^127\.0\.0\.1:\d+$/);
