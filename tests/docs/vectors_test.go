@@ -136,8 +136,8 @@ func TestProtocolGoldenFrames(t *testing.T) {
 
 func TestProtocolGoldenByteStrings(t *testing.T) {
 	rows := hexRows(t, protocolSection(t, "15.2"))
-	if len(rows) != 3 {
-		t.Fatalf("§15.2 lists %d byte strings, want 3", len(rows))
+	if len(rows) != 5 {
+		t.Fatalf("§15.2 lists %d byte strings, want 5", len(rows))
 	}
 	for _, r := range rows {
 		var got string
@@ -149,6 +149,15 @@ func TestProtocolGoldenByteStrings(t *testing.T) {
 			}
 			got = fmt.Sprintf("level=%d offset=%d", rec.Level, rec.Offset)
 			if enc := wire.AppendCursorRecord(nil, rec); !bytes.Equal(enc, r.bytes) {
+				t.Errorf("%s: re-encoded % X", r.hex, enc)
+			}
+		case strings.HasPrefix(what, "REPORT record"):
+			rec, n, err := wire.ParseReportRecord(r.bytes)
+			if err != nil || n != len(r.bytes) {
+				t.Fatalf("%s: ParseReportRecord = %d bytes, %v", r.hex, n, err)
+			}
+			got = renderReport(rec)
+			if enc := wire.AppendReportRecord(nil, &rec); !bytes.Equal(enc, r.bytes) {
 				t.Errorf("%s: re-encoded % X", r.hex, enc)
 			}
 		case strings.HasPrefix(what, "DATAGRAM"):
@@ -315,4 +324,24 @@ func TestProtocolVectorsAreTheCodecsOwn(t *testing.T) {
 			t.Errorf("vector %s: core/wire has %q, the document %q", r.cells[0], got, r.hex)
 		}
 	}
+}
+
+// renderReport writes a REPORT record's present fields as name=value in
+// key order, the way §15.2 states them.
+func renderReport(p wire.PathReport) string {
+	var out []string
+	for _, f := range []struct {
+		name string
+		v    wire.Opt[uint64]
+	}{
+		{"rtt_us", p.RTTMicros}, {"min_rtt_us", p.MinRTTMicros}, {"cwnd", p.CongestionWindow},
+		{"congestion_events", p.CongestionEvents}, {"lost_packets", p.LostPackets}, {"lost_bytes", p.LostBytes},
+		{"sent_packets", p.SentPackets}, {"current_mtu", p.CurrentMTU}, {"tx_datagrams", p.TxDatagrams},
+		{"tx_bytes", p.TxBytes}, {"rx_datagrams", p.RxDatagrams}, {"rx_bytes", p.RxBytes},
+	} {
+		if f.v.Ok {
+			out = append(out, fmt.Sprintf("%s=%d", f.name, f.v.V))
+		}
+	}
+	return strings.Join(out, " ")
 }
