@@ -65,7 +65,10 @@ func (c *Conn) writePathReports() {
 	if err != nil {
 		return
 	}
-	c.receipts.credit.countOpened(streamUni)
+	// Not counted in the credit tracker: the stream lives as long as the
+	// connection, so the peer never completes it and never grants its
+	// credit back, and a graceful close waiting for that would wait out
+	// its whole deadline.
 	buf := wire.AppendFrame(make([]byte, 0, 160), wire.KindReport, wire.ReportHead{})
 	tick := time.NewTicker(PathReportInterval)
 	defer tick.Stop()

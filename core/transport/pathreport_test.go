@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"io"
 	"testing"
 	"time"
 
@@ -98,5 +99,31 @@ func TestPathReportsNeedBothSides(t *testing.T) {
 				t.Fatal("a path record arrived without the capability agreed")
 			}
 		})
+	}
+}
+
+// TestPathReportsLetAGracefulCloseEnd: the REPORT stream never completes,
+// so it must not count among the streams a graceful close waits for the
+// peer to consume (AwaitPeerConsumed would otherwise return only when its
+// context ends).
+func TestPathReportsLetAGracefulCloseEnd(t *testing.T) {
+	cfg := NewConfig()
+	cfg.PathReports = true
+	s := startServer(t, cfg)
+	c, _ := dialServer(t, s, s.l.Addr(), cfg)
+	awaitRemoteReport(t, c) // both REPORT streams are open by now
+	out, err := c.OpenUni(testContext(t), &wire.Data{Endpoint: wire.Some("/t")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := out.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	in := <-s.h.data
+	if _, err := io.Copy(io.Discard, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AwaitPeerConsumed(testContext(t)); err != nil {
+		t.Fatalf("a graceful close would wait for the REPORT stream: %v", err)
 	}
 }
