@@ -328,7 +328,7 @@ func (c *Conn) serveBidiAhead(s *quic.Stream) {
 }
 
 func kindName(k wire.Kind) string {
-	names := [...]string{"HELLO", "DATA", "ERROR", "SUBSCRIBE", "UNSUBSCRIBE", "CREDIT", "CURSOR", "FLOW"}
+	names := [...]string{"HELLO", "DATA", "ERROR", "SUBSCRIBE", "UNSUBSCRIBE", "CREDIT", "CURSOR", "FLOW", "REPORT"}
 	if int(k) < len(names) {
 		return names[k]
 	}
