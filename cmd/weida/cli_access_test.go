@@ -93,7 +93,7 @@ func TestCLIKeygenSendIdentityToBroker(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = p.cmd.Process.Signal(syscall.SIGHUP)
-	p.expectMatch(t, regexp.MustCompile(`^weida: reload refused, the access rules in force stay: .*broker\.json: broker config: access\.queues\["/jobs"\]\.produce\[0\]`))
+	p.expectMatch(t, regexp.MustCompile(`^weida: reload refused, the access rules in force stay: .*broker\.json:[0-9]+: broker config: access\.queues\["/jobs"\]\.produce\[0\]`))
 	if err := os.WriteFile(config, []byte("{\"access\":\n {\"clients\": 7}}"), 0o600); err != nil {
 		t.Fatal(err)
 	}

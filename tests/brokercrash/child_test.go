@@ -164,10 +164,10 @@ func (c *brokerChild) stop(t *testing.T) {
 }
 
 // cleanStderrPrefixes are the only lines a clean broker writes to stderr:
-// the identity notice of the first start and the retire summary of an
-// orderly stop. Anything else (a corrupt store, a store error reported
+// the identity notice of the first start, the access rule it runs under,
+// and the retire summary of an orderly stop. Anything else (a corrupt store, a store error reported
 // through OnError, a panic) fails the test.
-var cleanStderrPrefixes = []string{"generated an identity in ", "weida: retired: "}
+var cleanStderrPrefixes = []string{"generated an identity in ", "weida: retired: ", "weida: access: "}
 
 // unexpectedStderr is every stderr line a clean broker does not write.
 func (c *brokerChild) unexpectedStderr() []string {
@@ -191,9 +191,32 @@ type lineSink struct {
 	partial []byte
 	all     []string
 	first   chan string
+	added   chan struct{} // closed and replaced at every line
 }
 
-func newLineSink() *lineSink { return &lineSink{first: make(chan string, 1)} }
+func newLineSink() *lineSink { return &lineSink{first: make(chan string, 1), added: make(chan struct{})} }
+
+// await waits up to d for a line containing want.
+func (s *lineSink) await(want string, d time.Duration) bool {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for {
+		s.mu.Lock()
+		for _, line := range s.all {
+			if strings.Contains(line, want) {
+				s.mu.Unlock()
+				return true
+			}
+		}
+		added := s.added
+		s.mu.Unlock()
+		select {
+		case <-added:
+		case <-deadline.C:
+			return false
+		}
+	}
+}
 
 // Write splits p into lines; exec's copying goroutine calls it.
 func (s *lineSink) Write(p []byte) (int, error) {
@@ -211,6 +234,8 @@ func (s *lineSink) Write(p []byte) (int, error) {
 			s.first <- line
 		}
 		s.all = append(s.all, line)
+		close(s.added)
+		s.added = make(chan struct{})
 	}
 }
 
