@@ -72,7 +72,7 @@ func (c Config) validateGuarantees() error {
 			return errs.New(errs.KindRuntime, "config: Offer must reach Guarantees in every dimension, but its %s", why)
 		}
 		if err := c.Offer.Supported(queueCapabilities); err != nil {
-			return errs.Wrap(errs.KindRuntime, err, "config: Offer")
+			return errs.Wrap(errs.KindUnsupported, err, "config: Offer")
 		}
 	}
 	offer := c.offered()

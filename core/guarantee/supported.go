@@ -1,6 +1,10 @@
 package guarantee
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/weida-go/weida/core/errs"
+)
 
 // Capabilities is what a build and its runtime can honour beyond core. The
 // zero value is a runtime that honours core and nothing more, so a new
@@ -26,7 +30,8 @@ type Capabilities struct {
 // refuses the first level it cannot, naming the dimension and the level. A
 // requested guarantee is never silently weakened (SEMANTICS.md §3.3): a
 // level the runtime cannot honour is an error at configuration time, not a
-// quieter success. The error is an *errs.Error of kind Runtime.
+// quieter success. The error is an *errs.Error of kind Unsupported naming
+// the dimension.
 //
 // Beyond c, no v0 runtime honours delivery above BestEffort, Replicated
 // or Processed, PerKey or Total ordering, Durable deduplication,
@@ -100,6 +105,8 @@ func (s Set) deduplicationHonoured(c Capabilities) bool {
 	return false
 }
 
+// unhonoured is a well-formed level this runtime cannot honour: Unsupported
+// (a malformed set is Runtime, validate.go), naming the dimension.
 func unhonoured(dimension string, value any) error {
-	return refuse("%s %v cannot be honoured by this runtime", dimension, value)
+	return errs.New(errs.KindUnsupported, "guarantee set: %s %v cannot be honoured by this runtime", dimension, value)
 }

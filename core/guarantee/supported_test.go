@@ -1,6 +1,7 @@
 package guarantee
 
 import (
+	"github.com/weida-go/weida/core/errs"
 	"testing"
 	"time"
 )
@@ -93,6 +94,7 @@ func TestSupported(t *testing.T) {
 			"guarantee set: delivery AtLeastOnce cannot be honoured by this runtime"},
 	}
 	for _, tt := range tests {
-		wantRefusal(t, tt.name, tt.set.Supported(tt.caps), tt.want)
+		// A well-formed level this runtime cannot honour is Unsupported.
+		wantRefusalOf(t, errs.KindUnsupported, tt.name, tt.set.Supported(tt.caps), tt.want)
 	}
 }

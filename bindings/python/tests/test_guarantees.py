@@ -67,7 +67,8 @@ class Refused(BoundedCase):
             (dict(require={"ordering"}), weida.InvalidArgument, "ordering"),
             (dict(ordering="detect", require={"latency"}), weida.InvalidArgument, "latency"),
             (dict(ordering="detect", require="ordering"), TypeError, "require"),
-            (dict(acknowledgement=weida.PROCESSED), weida.RuntimeFailure, "acknowledgement"),
+            # A well-formed level this build cannot honour is Unsupported.
+            (dict(acknowledgement=weida.PROCESSED), weida.Unsupported, "acknowledgement"),
             (dict(acknowledgement=9), weida.RuntimeFailure, "acknowledgement"),
             # offered Accepted, not required: only a broker may offer more
             (dict(acknowledgement=weida.ACCEPTED, require=()), weida.RuntimeFailure, "acknowledgement"),
