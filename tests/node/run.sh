@@ -33,6 +33,12 @@ cp "$repo"/bindings/node/test/*.mjs test/
 [ -f node_modules/weida/prebuilds/"$(node -p 'process.platform + "-" + process.arch')"/node.napi.glibc.node ] ||
 	setup_failed node "finding the prebuilt addon in the installed package"
 
+# The ESM test type-checks with tsc installed from npm's cache, offline; a
+# fresh machine's cache is empty, so put typescript in it first (the npm
+# registry is reachable where the tests run; the install itself stays offline).
+(cd "$work" && npm cache add typescript@5 >/dev/null 2>&1) ||
+	echo "node: typescript could not be put in npm's cache; the tsc check will say it skipped"
+
 echo "== node: node --test, against the installed package (no go on PATH)"
 status=0
 PATH="$nogo" WEIDA_HEADER="$repo/include/weida.h" WEIDA_CLI="$work/weida" timeout 600 node --test --test-timeout=15000 \
