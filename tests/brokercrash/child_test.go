@@ -194,7 +194,9 @@ type lineSink struct {
 	added   chan struct{} // closed and replaced at every line
 }
 
-func newLineSink() *lineSink { return &lineSink{first: make(chan string, 1), added: make(chan struct{})} }
+func newLineSink() *lineSink {
+	return &lineSink{first: make(chan string, 1), added: make(chan struct{})}
+}
 
 // await waits up to d for a line containing want.
 func (s *lineSink) await(want string, d time.Duration) bool {
