@@ -14,14 +14,12 @@ import (
 // Access control (SEMANTICS.md §8.4): every decision is taken on the key a
 // client proved in its handshake and the path its stream was dispatched
 // to. A producer without permission is refused REJECTED before a byte of
-// its body is read; a consumer without permission is ignored (SUBSCRIBE
-// has no reply half), so it holds no subscription and no credit and is
-// handed nothing. The queue port hands the broker no way to stop a
-// SUBSCRIBE's stream: core reads a header-only stream to its FIN itself.
-// A CURSOR from another connection never reaches a delivery (report ids
-// belong to the connection the delivery went to; core stops a stranger's
-// CANCELED), so Refusals.ForeignReports stays zero until core hands such
-// records to the port.
+// its body is read; a consumer without permission gets nothing: its
+// SUBSCRIBE is stopped REJECTED at the port's gate (SUBSCRIBE has no reply
+// half), and a CREDIT, or a SUBSCRIBE that a reload overtook, holds no
+// subscription and no credit. A CURSOR from another connection never
+// reaches a delivery (report ids belong to the connection the delivery
+// went to): core stops it CANCELED and counts it in Runtime.StrayReports.
 
 // newGuard compiles cfg.Access against cfg's queues.
 func newGuard(cfg Config) (*access.Guard, error) {

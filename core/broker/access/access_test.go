@@ -186,11 +186,10 @@ func TestGuardCountsEveryRefusalAndLogsEachOnce(t *testing.T) {
 	if !g.Check(keyed("p"), "/jobs", Produce) {
 		t.Fatal("p may produce")
 	}
-	g.CountForeignReport(keyed("y"), "/jobs")
-	if got := g.Refusals("/jobs"); got != (Refusals{Produce: 5, Consume: 5, ForeignReports: 1}) {
+	if got := g.Refusals("/jobs"); got != (Refusals{Produce: 5, Consume: 5}) {
 		t.Fatalf("Refusals = %+v", got)
 	}
-	if n := strings.Count(logs.String(), "\n"); n != 3 {
+	if n := strings.Count(logs.String(), "\n"); n != 2 {
 		t.Fatalf("%d log lines, want one per client, queue and action:\n%s", n, logs.String())
 	}
 	if !strings.Contains(logs.String(), key("x").String()) || !strings.Contains(logs.String(), "action=consume") {

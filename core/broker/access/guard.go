@@ -19,12 +19,9 @@ type Refusals struct {
 	Produce uint64
 	// Consume counts SUBSCRIBE and CREDIT frames refused.
 	Consume uint64
-	// ForeignReports counts CURSOR records from a key that is not the
-	// consumer the delivery went to.
-	ForeignReports uint64
 }
 
-type refusalCounters struct{ produce, consume, foreign atomic.Uint64 }
+type refusalCounters struct{ produce, consume atomic.Uint64 }
 
 type loggedRefusal struct {
 	client Client
@@ -93,17 +90,10 @@ func (g *Guard) Check(c Client, path string, a Action) bool {
 	return false
 }
 
-// CountForeignReport records a CURSOR record on path's deliveries from c,
-// which is not the consumer the delivery went to.
-func (g *Guard) CountForeignReport(c Client, path string) {
-	g.counters(path).foreign.Add(1)
-	g.logOnce(c, path, "report", "access: ignored a report from a key the delivery did not go to")
-}
-
 // Refusals returns what the queue at path has refused so far.
 func (g *Guard) Refusals(path string) Refusals {
 	c := g.counters(path)
-	return Refusals{Produce: c.produce.Load(), Consume: c.consume.Load(), ForeignReports: c.foreign.Load()}
+	return Refusals{Produce: c.produce.Load(), Consume: c.consume.Load()}
 }
 
 func (g *Guard) counters(path string) *refusalCounters {
