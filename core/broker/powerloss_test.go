@@ -34,8 +34,10 @@ func powerBody(p, i int) []byte {
 // operation; a new broker opens the disk as the cut left it and a consumer
 // drains the queue. Every message a producer heard certified Stored on a
 // Flushed queue comes back intact, nothing that was never sent comes
-// back, and the queue always opens (a Written queue may lose what was not
-// flushed: only the last two are checked for it).
+// back, and the queue always opens. A Written queue may lose what was not
+// flushed, so for it the losses are only counted. Bodies are matched
+// whole (each is unique), so a body that came back changed counts as lost
+// and as one nobody sent.
 func TestPowerLossOverQUIC(t *testing.T) {
 	cuts := 3
 	if v, err := strconv.Atoi(os.Getenv(brokerPowerCutsEnv)); err == nil && v > 0 {
@@ -72,7 +74,7 @@ func powerCutRound(t *testing.T, disk *faultfs.Disk, d Durability, rng *rand.Ran
 	url := tb.binding.URL("/jobs")
 	disk.CutAfter(20 + rng.IntN(400))
 	var mu sync.Mutex
-	stored := map[string][]byte{} // the bodies certified Stored
+	stored := map[string]bool{} // the bodies certified Stored
 	var wg sync.WaitGroup
 	for p := range 4 {
 		prod := newProducer(t, url)
@@ -89,7 +91,7 @@ func powerCutRound(t *testing.T, disk *faultfs.Disk, d Durability, rng *rand.Ran
 				cancel()
 				if level, ok := meta.Achieved(); err == nil && ok && level == weida.Stored {
 					mu.Lock()
-					stored[string(body)] = body
+					stored[string(body)] = true
 					mu.Unlock()
 				}
 			}
@@ -115,11 +117,9 @@ func powerCutRound(t *testing.T, disk *faultfs.Disk, d Durability, rng *rand.Ran
 	}
 	again.awaitSettled(t, "/jobs")
 	again.Close()
-	for k, body := range stored {
+	for k := range stored {
 		if !back[k] {
 			lost++
-		} else if !bytes.Equal([]byte(k), body) {
-			t.Fatalf("a body came back changed")
 		}
 	}
 	return len(stored), lost
