@@ -48,6 +48,9 @@ type FSM struct {
 	refs    map[[32]byte]int // streamed bodies' references
 	applied uint64           // entries applied, malformed ones included
 	changed chan struct{}    // closed and replaced at each apply
+	// bodies, when set, hears which streamed bodies ADMITs took up and
+	// SETTLEs freed, at apply, so the member's payload store follows.
+	bodies *Payloads
 }
 
 // NewFSM returns the state of an empty queue.
@@ -94,6 +97,9 @@ func (f *FSM) applyLocked(e *Entry) any {
 		f.live[m.Seq] = m
 		if !m.Inline() {
 			f.refs[m.Digest]++
+			if f.bodies != nil {
+				f.bodies.admitted(m.Digest)
+			}
 		}
 		return AdmitResult{Seq: m.Seq}
 	case EntryDeliver:
@@ -119,6 +125,11 @@ func (f *FSM) applyLocked(e *Entry) any {
 				delete(f.refs, m.Digest)
 				res.Freed = append(res.Freed, m.Digest)
 			}
+		}
+		if f.bodies != nil && len(res.Freed) > 0 {
+			// Applied, so no member can need the bodies for this SETTLE's
+			// messages again; a pinned one awaits its own ADMIT.
+			f.bodies.freed(res.Freed)
 		}
 		return res
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 
+	"github.com/weida-go/weida/core/broker/store"
 	"github.com/weida-go/weida/core/identity"
 	"github.com/weida-go/weida/core/transport/raftlayer"
 )
@@ -37,6 +38,9 @@ type NodeConfig struct {
 	// opened already (tests bind port 0 before writing the file); else the
 	// node binds the address itself.
 	RaftConn net.PacketConn
+	// FS is the file system of the payload stores (nil: the operating
+	// system's); tests hand it a failing disk.
+	FS store.FS
 }
 
 // Node is a running member: its Raft port and one group per replicated
@@ -61,6 +65,7 @@ type Group struct {
 	FSM     *FSM
 	raft    *raft.Raft
 	stores  *GroupStores
+	bodies  *Payloads
 	node    *Node
 	leaders chan raft.Observation
 }
@@ -127,7 +132,13 @@ func (n *Node) startGroup(q Queue, cfg NodeConfig, servers []raft.Server) (*Grou
 	if err != nil {
 		return nil, err
 	}
-	stores, err := OpenGroupStores(filepath.Join(cfg.DataDir, "raft", hex.EncodeToString(id[:])), q.Flushed, nil)
+	dir := filepath.Join(cfg.DataDir, "raft", hex.EncodeToString(id[:]))
+	bodies, err := OpenPayloads(cfg.FS, filepath.Join(dir, "payload"), q.Flushed)
+	if err != nil {
+		pg.Close()
+		return nil, err
+	}
+	stores, err := OpenGroupStores(dir, q.Flushed, nil)
 	if err != nil {
 		pg.Close()
 		return nil, err
@@ -139,7 +150,8 @@ func (n *Node) startGroup(q Queue, cfg NodeConfig, servers []raft.Server) (*Grou
 	}
 	conf.LocalID = serverID(n.self.Key)
 	conf.Logger = hclog.NewNullLogger()
-	g := &Group{Path: q.Path, Flushed: q.Flushed, FSM: NewFSM(), stores: stores, node: n, leaders: make(chan raft.Observation, 16)}
+	g := &Group{Path: q.Path, Flushed: q.Flushed, FSM: NewFSM(), stores: stores, bodies: bodies, node: n, leaders: make(chan raft.Observation, 16)}
+	g.FSM.bodies = bodies
 	existing, err := raft.HasExistingState(stores.Log, stores.Stable, stores.Snapshots)
 	if err == nil {
 		g.raft, err = raft.NewRaft(conf, g.FSM, stores.Log, stores.Stable, stores.Snapshots, Transport(pg, 3, rpcTimeout, nil))
