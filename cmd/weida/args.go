@@ -53,6 +53,9 @@ type invocation struct {
 	// broker is the broker verb's configuration, read once by its
 	// runtimeConfig so the runtime's offer and the queues agree.
 	broker broker.Config
+	// cluster is the broker verb's cluster membership (--cluster), nil
+	// when it serves no replicated queue.
+	cluster *clusterMember
 }
 
 // value returns the operand of o, when o was given.

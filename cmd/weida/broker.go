@@ -28,11 +28,11 @@ var (
 // brokerVerb serves queues and prints each queue's dialling address.
 var brokerVerb = &verb{
 	name:     "broker",
-	synopsis: "URL [--queue PATH[:DURABILITY][,...]] [--data DIR] [--config FILE] [--clients FILE|any] [--anonymous] [--identity PATH] [--cert-out PATH]",
+	synopsis: "URL [--queue PATH[:DURABILITY][,...]] [--data DIR] [--config FILE] [--cluster FILE [--trust-out PATH]] [--clients FILE|any] [--anonymous] [--identity PATH] [--cert-out PATH]",
 	summary: "serve a queue at the bind URL's path (and at each --queue path) and print one " +
 		"dialling address per queue on stdout; producers send to it, subscribers grant credit " +
 		"and settle with Processed",
-	options:       []option{optQueue, optData, optConfig, optClients, optAnonymous, optIdentity, optCertOut},
+	options:       []option{optQueue, optData, optConfig, optCluster, optTrustOut, optClients, optAnonymous, optIdentity, optCertOut},
 	runtimeConfig: brokerRuntimeConfig,
 	run:           runBroker,
 }
@@ -45,6 +45,9 @@ var brokerVerb = &verb{
 func brokerRuntimeConfig(inv *invocation) (weida.Config, error) {
 	addr, err := identity.ParseBindAddress(inv.url)
 	if err != nil {
+		return weida.Config{}, err
+	}
+	if inv.cluster, err = readClusterMember(inv, addr); err != nil {
 		return weida.Config{}, err
 	}
 	if inv.broker, err = brokerConfig(inv, addr.Path); err != nil {
@@ -70,7 +73,7 @@ func runBroker(ctx context.Context, rt *weida.Runtime, inv *invocation, con cons
 	cfg := inv.broker
 	cfg.OnError = func(path string, err error) { fmt.Fprintf(con.err, "weida: queue %s: %v\n", path, err) }
 	cfg.AccessLog = slog.New(slog.NewTextHandler(con.err, nil))
-	id, err := serverIdentity(inv, con)
+	id, err := brokerIdentity(inv, con)
 	if err != nil {
 		return err
 	}
@@ -85,6 +88,9 @@ func runBroker(ctx context.Context, rt *weida.Runtime, inv *invocation, con cons
 	}
 	fmt.Fprintf(con.err, "weida: %s\n", b.Access().Describe())
 	if err := writeCertificate(inv, id, con); err != nil {
+		return err
+	}
+	if err := writeTrust(inv, inv.cluster, con); err != nil {
 		return err
 	}
 	for _, path := range b.Paths() {
@@ -122,7 +128,9 @@ func brokerConfig(inv *invocation, urlPath string) (broker.Config, error) {
 		}
 		cfg.Queues = append(cfg.Queues, q)
 	}
-	if !hasQueue(cfg, urlPath) {
+	// A cluster member's URL names a replicated queue, served from the
+	// cluster file rather than as a local one.
+	if !hasQueue(cfg, urlPath) && inv.cluster == nil {
 		add(broker.QueueConfig{Path: urlPath})
 	}
 	if list, ok := inv.value(optQueue); ok {
@@ -140,7 +148,7 @@ func brokerConfig(inv *invocation, urlPath string) (broker.Config, error) {
 	if dir, ok := inv.value(optData); ok {
 		cfg.DataDir = dir
 	}
-	cfg.Access = accessRules(inv, cfg.Access)
+	cfg.Access = accessRules(inv, clusterAccess(inv, cfg.Access))
 	return cfg, nil
 }
 

@@ -52,6 +52,9 @@ func checkAccess(inv *invocation, cfg broker.Config) error {
 	for i, q := range cfg.Queues {
 		paths[i] = q.Path
 	}
+	if inv.cluster != nil {
+		paths = append(paths, clusterPaths(inv.cluster.file)...)
+	}
 	_, err := access.Compile(*cfg.Access, paths, cfg.Loopback, access.ReadKeyFile)
 	return fromConfigFile(inv, err)
 }
@@ -95,7 +98,7 @@ func rereadAccess(inv *invocation) (*access.Rules, error) {
 		}
 		fileRules = f.Access
 	}
-	return accessRules(inv, fileRules), nil
+	return accessRules(inv, clusterAccess(inv, fileRules)), nil
 }
 
 // serveReloads reloads the access rules on every SIGHUP until ctx ends. A
