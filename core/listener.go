@@ -59,11 +59,17 @@ func (in inbound) conn() *transport.Conn {
 	return in.data.Conn()
 }
 
-// register claims path for r.
+// register claims path, a user endpoint path, for r.
 func (l *Listener) register(path string, r route) error {
 	if err := identity.ValidatePath(path); err != nil {
 		return err
 	}
+	return l.claim(path, r)
+}
+
+// claim registers r at path, which the caller validated (a reserved path
+// such as LeaderPath is not a valid user path).
+func (l *Listener) claim(path string, r route) error {
 	if err := l.rt.usable(); err != nil {
 		return err
 	}

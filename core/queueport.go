@@ -33,6 +33,7 @@ type QueuePort struct {
 
 	deadline atomic.Int64 // the reports' open deadline in ns; 0 is DefaultReportDeadline
 	gate     atomic.Pointer[func(PortConn, string) bool]
+	leader   atomic.Pointer[func() bool] // SetLeaderGate (leader.go)
 }
 
 // SetSubscribeGate has gate judge every later SUBSCRIBE for the port's path
@@ -50,6 +51,9 @@ func (p *QueuePort) SetSubscribeGate(gate func(c PortConn, filter string) bool) 
 
 // judgeSubscribe is the gate's verdict as a stop code (0: take it).
 func (p *QueuePort) judgeSubscribe(c *transport.Conn, filter string) wire.AppCode {
+	if !p.leads() {
+		return wire.CodeNotLeader
+	}
 	if g := p.gate.Load(); g != nil && !(*g)(PortConn{c: c}, filter) {
 		return wire.CodeRejected
 	}
@@ -116,13 +120,17 @@ type PortEvent struct {
 // Config.EndpointQueue events; while it is full, producers' streams wait
 // (QUIC flow control pushes back) and so do consumers' control streams.
 func (l *Listener) QueuePort(path string) (*QueuePort, error) {
-	p := &QueuePort{l: l, path: path,
-		events: make(chan PortEvent, l.rt.cfg.EndpointQueue),
-		done:   make(chan struct{}), seen: make(map[*transport.Conn]struct{})}
+	p := l.newQueuePort(path)
 	if err := l.register(path, portRoute{p}); err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+func (l *Listener) newQueuePort(path string) *QueuePort {
+	return &QueuePort{l: l, path: path,
+		events: make(chan PortEvent, l.rt.cfg.EndpointQueue),
+		done:   make(chan struct{}), seen: make(map[*transport.Conn]struct{})}
 }
 
 // QueuePort registers a queue port at path on the binding's listener.

@@ -210,3 +210,31 @@ var (
 	ErrIO                   = &Error{Kind: KindIO}
 	ErrTransport            = &Error{Kind: KindTransport}
 )
+
+// NotLeader is the detail of a refusal by a cluster node that does not lead
+// the replicated queue addressed (ERROR NOT_LEADER, or code 10 on a stop or
+// a close): errors.As finds it inside the Rejected (or, for a close,
+// ConnectionLost) error. Leader is the leader's client URL with the queue
+// path, "" when the node named none; Term is the Raft term it was named in,
+// valid when HasTerm. Err is the transport error it came with, if any.
+type NotLeader struct {
+	Leader  string
+	Term    uint64
+	HasTerm bool
+	Err     error
+}
+
+func (n *NotLeader) Error() string {
+	switch {
+	case n.Leader != "" && n.HasTerm:
+		return fmt.Sprintf("not the leader; the leader is %s (term %d)", n.Leader, n.Term)
+	case n.Leader != "":
+		return "not the leader; the leader is " + n.Leader
+	case n.HasTerm:
+		return fmt.Sprintf("not the leader, and no leader is known (term %d)", n.Term)
+	}
+	return "not the leader of this queue"
+}
+
+// Unwrap returns the transport error the refusal came with.
+func (n *NotLeader) Unwrap() error { return n.Err }

@@ -29,3 +29,24 @@ func (c *Conn) judgeSubscribe(sub *wire.Subscribe, s recvHalf) bool {
 	}
 	return true
 }
+
+// CreditJudge is implemented by a Handler that may refuse a CREDIT before
+// it takes effect (a cluster node that does not lead the queue): 0 takes
+// it, any other code stops the stream with it and Control is not called.
+// It runs on the stream's goroutine and must not block.
+type CreditJudge interface {
+	JudgeCredit(c *Conn, cr *wire.Credit) wire.AppCode
+}
+
+// judgeCredit is judgeSubscribe for CREDIT.
+func (c *Conn) judgeCredit(cr *wire.Credit, s recvHalf) bool {
+	j, ok := c.handler.(CreditJudge)
+	if !ok {
+		return true
+	}
+	if code := j.JudgeCredit(c, cr); code != 0 {
+		s.CancelRead(quic.StreamErrorCode(code))
+		return false
+	}
+	return true
+}

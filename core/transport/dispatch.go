@@ -182,7 +182,7 @@ func (c *Conn) dispatchUni(kind wire.Kind, hdr []byte, s recvHalf) {
 	case wire.KindSubscribe, wire.KindUnsubscribe:
 		err = c.dispatchSubscribe(kind, hdr, s)
 	case wire.KindCredit:
-		err = c.dispatchCredit(hdr)
+		err = c.dispatchCredit(hdr, s)
 	case wire.KindCursor:
 		err = c.dispatchCursor(hdr, s)
 	case wire.KindFlow:
@@ -229,10 +229,13 @@ func (c *Conn) dispatchSubscribe(kind wire.Kind, hdr []byte, s recvHalf) error {
 	return nil
 }
 
-func (c *Conn) dispatchCredit(hdr []byte) error {
+func (c *Conn) dispatchCredit(hdr []byte, s recvHalf) error {
 	cr, err := wire.DecodeCredit(hdr)
 	if err != nil {
 		return err
+	}
+	if !c.judgeCredit(&cr, s) {
+		return nil // stopped, as a refused SUBSCRIBE is
 	}
 	c.handler.Control(c, wire.KindCredit, nil, &cr)
 	return nil

@@ -28,6 +28,9 @@ func refusalError(code uint64, what string) error {
 		return errs.New(errs.KindRejected, "%s: the peer is shutting down", what)
 	case wire.CodeLimitExceeded:
 		return errs.New(errs.KindLimitExceeded, "%s: the peer's limit was exceeded", what)
+	case wire.CodeNotLeader:
+		return &errs.Error{Kind: errs.KindRejected, Err: &errs.NotLeader{},
+			Msg: what + ": the peer does not lead this queue (NOT_LEADER)"}
 	}
 	return errs.New(errs.KindTransport, "%s: stream ended with code %s", what, wire.AppCode(code))
 }
@@ -74,6 +77,9 @@ func lossError(err error) *errs.Error {
 		}
 		e := errs.New(kind, "%s (%s)%s", who, code, reason)
 		e.Cause, e.Err = cause, err
+		if code == wire.CodeNotLeader && appErr.Remote {
+			e.Err = &errs.NotLeader{Err: err} // a cluster node lost the queue's leadership
+		}
 		return e
 	case errors.As(err, &idle):
 		return &errs.Error{Kind: errs.KindConnectionLost, Cause: errs.CauseIdleTimeout, Err: err,

@@ -61,11 +61,16 @@ func (e *Exchange) Reply(h *wire.Data) (*OutStream, error) {
 // ReplyError answers with ERROR {code} + FIN (codes of PROTOCOL.md §10.1).
 // It reports false when the exchange was already answered.
 func (e *Exchange) ReplyError(code uint64) bool {
+	return e.ReplyErrorFrame(&wire.ErrorFrame{Code: code})
+}
+
+// ReplyErrorFrame answers with the ERROR f + FIN (NOT_LEADER carries keys
+// beyond the code). It reports false when the exchange was already answered.
+func (e *Exchange) ReplyErrorFrame(f *wire.ErrorFrame) bool {
 	if !e.claim() {
 		return false
 	}
-	f := wire.ErrorFrame{Code: code}
-	_, _ = e.s.Write(wire.AppendFrame(nil, wire.KindError, &f))
+	_, _ = e.s.Write(wire.AppendFrame(nil, wire.KindError, f))
 	_ = e.s.Close()
 	return true
 }
@@ -164,7 +169,7 @@ func (r *ReplyHalf) decode(kind wire.Kind, hdr []byte) (*InStream, error) {
 			r.c.violation(err.Error())
 			return nil, errs.Wrap(errs.KindProtocol, err, "bad ERROR frame")
 		}
-		return nil, errorFrameError(f.Code)
+		return nil, errorFrameError(&f)
 	}
 	r.c.violation("reply half must carry DATA or ERROR, not " + kindName(kind))
 	return nil, errs.New(errs.KindProtocol, "the reply half carried a %s frame", kindName(kind))
@@ -198,9 +203,12 @@ func replyLoss(err error) error {
 	return e
 }
 
-// errorFrameError maps an ERROR frame code (PROTOCOL.md §10.1).
-func errorFrameError(code uint64) error {
-	switch code {
+// errorFrameError maps an ERROR frame (PROTOCOL.md §10.1).
+func errorFrameError(f *wire.ErrorFrame) error {
+	switch code := f.Code; code {
+	case wire.ErrorNotLeader:
+		nl := &errs.NotLeader{Leader: f.Leader.V, Term: f.Term.V, HasTerm: f.Term.Ok}
+		return &errs.Error{Kind: errs.KindRejected, Msg: "the peer refused the request: " + nl.Error(), Err: nl}
 	case wire.ErrorUnknownEndpoint:
 		return errs.New(errs.KindUnknownEndpoint, "no endpoint is registered at that path")
 	case wire.ErrorRejected:
@@ -212,5 +220,5 @@ func errorFrameError(code uint64) error {
 	case wire.ErrorInternal:
 		return errs.New(errs.KindTransport, "the peer failed internally")
 	}
-	return errs.New(errs.KindTransport, "the peer answered with unknown ERROR code %d", code)
+	return errs.New(errs.KindTransport, "the peer answered with unknown ERROR code %d", f.Code)
 }

@@ -16,11 +16,16 @@ const (
 	CodeRejected          AppCode = 7
 	CodeUnknownEndpoint   AppCode = 8
 	CodeUnsupported       AppCode = 9
+	// CodeNotLeader stops a one-way transfer, SUBSCRIBE or CREDIT to a
+	// replicated queue this node does not lead, and closes the connections
+	// of a queue whose leadership this node lost.
+	CodeNotLeader AppCode = 10
 )
 
 var appCodeNames = [...]string{
 	"NO_ERROR", "INTERNAL", "PROTOCOL_VIOLATION", "CANCELED", "NEGOTIATION_FAILED",
 	"LIMIT_EXCEEDED", "SHUTDOWN", "REJECTED", "UNKNOWN_ENDPOINT", "UNSUPPORTED",
+	"NOT_LEADER",
 }
 
 func (c AppCode) String() string {
@@ -37,6 +42,10 @@ const (
 	ErrorUnsupported     uint64 = 3
 	ErrorInternal        uint64 = 4
 	ErrorNoReply         uint64 = 5
+	// ErrorNotLeader answers an exchange to a replicated queue on a node
+	// that does not lead it; ERROR keys 1 (leader) and 2 (term) say where
+	// the leader is, when known.
+	ErrorNotLeader uint64 = 6
 )
 
 // Completion levels (PROTOCOL.md §8.6.1), shared by cursor records,

@@ -1,7 +1,9 @@
 package wire
 
 import (
+	"bytes"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -35,6 +37,69 @@ func TestErrorDecode(t *testing.T) {
 		{"A2 00 05 00 05", "ERROR: duplicate key 0"},
 	} {
 		_, err := DecodeError(unhex(t, v.hex))
+		wantViolation(t, err, v.want)
+	}
+}
+
+func TestErrorNotLeaderRoundTrip(t *testing.T) {
+	for _, e := range []ErrorFrame{
+		{Code: ErrorNotLeader, Leader: Some("weida://sha256:" + strings.Repeat("ab", 32) + "@10.0.0.2:7443/jobs"), Term: Some[uint64](9)},
+		{Code: ErrorNotLeader, Term: Some[uint64](1 << 40)}, // no leader known
+		{Code: ErrorNotLeader, Leader: Some(strings.Repeat("x", CapLeader))},
+		{Code: ErrorNotLeader, Leader: Some("")},
+	} {
+		got, err := DecodeError(e.AppendHeader(nil))
+		if err != nil || got != e {
+			t.Errorf("%+v: %+v, %v", e, got, err)
+		}
+	}
+}
+
+func TestErrorNotLeaderRefused(t *testing.T) {
+	long := ErrorFrame{Code: ErrorNotLeader, Leader: Some(strings.Repeat("x", CapLeader+1))}
+	_, err := DecodeError(long.AppendHeader(nil))
+	wantViolation(t, err, "ERROR key 1 (leader): text of 1025 bytes exceeds its cap of 1024")
+	for _, v := range []struct{ hex, want string }{
+		{"A2 00 06 01 05", "ERROR key 1 (leader): expected text string, got uint"},
+		{"A2 00 06 01 62 C3 28", "ERROR key 1 (leader): text is not valid UTF-8"},
+		{"A2 00 06 02 20", "ERROR key 2 (term): expected uint, got negative int"},
+		{"A2 00 06 02 61 33", "ERROR key 2 (term): expected uint, got text string"},
+		{"A3 00 06 02 01 01 60", "ERROR: key 1 after key 2, keys must strictly ascend"},
+		{"A1 01 60", "ERROR key 0 (code) is required but missing"},
+	} {
+		_, err := DecodeError(unhex(t, v.hex))
+		wantViolation(t, err, v.want)
+	}
+}
+
+// The leader query's answer {0: "weida://h:1/q", 1: 3}, checked by hand:
+// A2 (map of 2), 00 6D + 13 text bytes, 01 03.
+const leaderAnswerHex = "A2 00 6D 77 65 69 64 61 3A 2F 2F 68 3A 31 2F 71 01 03"
+
+func TestLeaderAnswerGolden(t *testing.T) {
+	want := LeaderAnswer{Leader: "weida://h:1/q", Term: 3}
+	b := unhex(t, leaderAnswerHex)
+	if got := want.AppendHeader(nil); !bytes.Equal(got, b) {
+		t.Fatalf("encode = % X, want %s", got, leaderAnswerHex)
+	}
+	got, err := DecodeLeaderAnswer(b)
+	if err != nil || got != want {
+		t.Fatalf("decode = %+v, %v", got, err)
+	}
+}
+
+func TestLeaderAnswerRefused(t *testing.T) {
+	long := LeaderAnswer{Leader: strings.Repeat("x", CapLeader+1)}
+	_, err := DecodeLeaderAnswer(long.AppendHeader(nil))
+	wantViolation(t, err, "leader answer key 0 (leader): text of 1025 bytes exceeds its cap of 1024")
+	for _, v := range []struct{ hex, want string }{
+		{"A1 00 60", "leader answer key 1 (term) is required but missing"},
+		{"A1 01 03", "leader answer key 0 (leader) is required but missing"},
+		{"A2 00 60 01 20", "leader answer key 1 (term): expected uint, got negative int"},
+		{"81 00", "leader answer header: expected map, got array"},
+		{"A2 00 60 01 03 00", "leader answer header: bytes left after the map"},
+	} {
+		_, err := DecodeLeaderAnswer(unhex(t, v.hex))
 		wantViolation(t, err, v.want)
 	}
 }

@@ -154,6 +154,24 @@ func FuzzReadHeader(f *testing.F) {
 	})
 }
 
+// FuzzDecodeLeaderAnswer covers the leader query's reply payload, which a
+// client decodes from whatever a member answered.
+func FuzzDecodeLeaderAnswer(f *testing.F) {
+	for _, s := range []string{leaderAnswerHex, "A2 00 60 01 00", "A1 00 60", "A2 00 60 01 20", "A3 00 60 01 00 18 40 F5"} {
+		f.Add(unhex(f, s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		a, err := DecodeLeaderAnswer(b)
+		if err != nil {
+			if !errors.Is(err, ErrProtocolViolation) {
+				t.Fatalf("failure is not a violation: %v", err)
+			}
+			return
+		}
+		roundTrip[LeaderAnswer](t, a, DecodeLeaderAnswer)
+	})
+}
+
 func FuzzParseCursorRecord(f *testing.F) {
 	for _, s := range []string{"02 40 40", "03 80 0F 42 40", "0F 00", "02", "11 C0 00 00 00 00 00 00 01"} {
 		f.Add(unhex(f, s))

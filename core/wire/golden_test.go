@@ -55,6 +55,9 @@ var goldenFrames = []struct {
 	{25, "57 05 0C A3 00 65 2F 6A 6F 62 73 01 60 02 00", KindCredit, &Credit{Endpoint: "/jobs", Filter: "", Limit: 0}},
 	{26, "57 06 03 A1 00 01", KindCursor, &CursorHead{ReportID: 1}},
 	{27, "57 07 07 A2 00 62 2F 76 01 07", KindFlow, &Flow{Endpoint: "/v", Flow: 7}},
+	{28, "57 02 14 A3 00 06 01 6D 77 65 69 64 61 3A 2F 2F 68 3A 31 2F 71 02 03", KindError,
+		&ErrorFrame{Code: ErrorNotLeader, Leader: Some("weida://h:1/q"), Term: Some[uint64](3)}},
+	{29, "57 02 07 A2 00 06 02 19 01 2C", KindError, &ErrorFrame{Code: ErrorNotLeader, Term: Some[uint64](300)}},
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -66,8 +69,8 @@ func helloWith(edit func(*Hello)) Hello {
 }
 
 func TestGoldenFrames(t *testing.T) {
-	if len(goldenFrames) != 27 {
-		t.Fatalf("%d frame vectors, §15.1 has 27", len(goldenFrames))
+	if len(goldenFrames) != 29 {
+		t.Fatalf("%d frame vectors, §15.1 has 29", len(goldenFrames))
 	}
 	for _, v := range goldenFrames {
 		t.Run(v.kind.String()+"/"+itoa(uint64(v.n)), func(t *testing.T) {

@@ -46,6 +46,7 @@ const (
 	CapTracestate  = 512
 	CapTopic       = 256
 	CapFilter      = 256
+	CapLeader      = 1024 // ERROR key 1 and the leader query's answer
 	ProducerLen    = 32
 )
 
@@ -110,7 +111,9 @@ type Data struct {
 
 // ErrorFrame is the ERROR header (kind 2, reply half only).
 type ErrorFrame struct {
-	Code uint64 // key 0, required; see ErrorCode constants
+	Code   uint64      // key 0, required; see ErrorCode constants
+	Leader Opt[string] // key 1, <= 1024 B: NOT_LEADER's leader URL, when one is known
+	Term   Opt[uint64] // key 2: NOT_LEADER's Raft term
 }
 
 // Subscribe is the SUBSCRIBE / UNSUBSCRIBE header (kinds 3 and 4).

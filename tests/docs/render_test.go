@@ -125,6 +125,8 @@ func render(h wire.HeaderAppender) string {
 		}
 	case *wire.ErrorFrame:
 		f.add(0, "code", h.Code)
+		optStr(&f, 1, "leader", h.Leader)
+		optUint(&f, 2, "term", h.Term)
 	case *wire.Subscribe:
 		f.add(0, "endpoint", h.Endpoint)
 		f.add(1, "filter", h.Filter)
