@@ -32,12 +32,17 @@ import (
 // refused: it needs an L2 supplier (decision 0008).
 var runtimeCapabilities = guarantee.Capabilities{Ordering: true, Deduplication: true}
 
-// queueCapabilities adds what a broker's queues can confirm: Accepted, and
-// Stored up to Flushed. Which of them a runtime's queues reach is stated
+// queueCapabilities adds what a broker's queues can confirm: Accepted,
+// Stored up to Flushed, and — on a cluster of at most 5 members —
+// Replicated up to Flushed. Which of them a runtime's queues reach is stated
 // by its Offer (broker.RuntimeConfig); broker.New refuses an offer its
 // queues do not reach. A requirement is checked against it too, since an
 // acknowledgement requirement asks only the peer.
-var queueCapabilities = guarantee.Capabilities{Ordering: true, Deduplication: true, Accepted: true, Stored: guarantee.Flushed}
+var queueCapabilities = guarantee.Capabilities{Ordering: true, Deduplication: true, Accepted: true, Stored: guarantee.Flushed,
+	Replicated: guarantee.Flushed, Replicas: maxClusterSize}
+
+// maxClusterSize is the largest cluster a broker serves (docs/CLUSTER.md).
+const maxClusterSize = 5
 
 // Offered is the guarantee set this runtime offers on every connection:
 // Config.Offer, or Config.Guarantees when Offer is zero. It is the

@@ -22,11 +22,19 @@ func (q *queue) admitTransfer(t *weida.IncomingTransfer) {
 		_ = t.Close() // STOP_SENDING(REJECTED): nothing read, nothing kept
 		return
 	}
+	if !q.leads() {
+		_ = t.RefuseNotLeader() // STOP_SENDING(NOT_LEADER): nothing read
+		return
+	}
 	stop := context.AfterFunc(q.ctx, func() { _ = t.Close() }) // the broker closing stops a slow body
 	defer stop()
 	m, err := q.receive(t)
 	if m == nil {
 		q.countFailure(err)
+		if _, ok := notLeader(err); ok {
+			_ = t.RefuseNotLeader()
+			return
+		}
 		_ = t.Close()
 		return
 	}
@@ -65,12 +73,23 @@ func (q *queue) admitExchange(ex *weida.IncomingExchange) {
 		_ = ex.Refuse() // ERROR REJECTED, before a byte of the body is read
 		return
 	}
+	if !q.leads() {
+		_ = ex.RefuseNotLeader(q.leaderHint()) // ERROR NOT_LEADER, nothing read
+		return
+	}
 	stop := context.AfterFunc(q.ctx, func() { _ = ex.Close() })
 	defer stop()
 	m, err := q.receive(req)
 	if m == nil {
 		q.countFailure(err)
-		_ = ex.Refuse()
+		switch nl, ok := notLeader(err); {
+		case ok:
+			_ = ex.RefuseNotLeader(nl.Leader, nl.Term)
+		case indeterminate(err):
+			_ = ex.Close() // NO_REPLY: the next leader may commit it
+		default:
+			_ = ex.Refuse()
+		}
 		return
 	}
 	m.producer = q.producers.start(q, req)
@@ -136,7 +155,9 @@ func (q *queue) receive(t *weida.IncomingTransfer) (*message, error) {
 		return nil, err
 	}
 	if err := q.keep.admit(sink, m); err != nil {
-		q.onError(err)
+		if _, ok := notLeader(err); !ok && !indeterminate(err) {
+			q.onError(err) // a lost leadership is the cluster's news, not a failure
+		}
 		if recorded(err) {
 			return m, err // kept, its outcome unknown: conclude decides
 		}
@@ -204,7 +225,7 @@ func (q *queue) offer(m *message) bool {
 }
 
 // stored reports whether the queue's messages live in a store.
-func (q *queue) stored() bool { return q.keep.certificate() == weida.Stored }
+func (q *queue) stored() bool { return q.keep.certificate() >= weida.Stored }
 
 // ask posts e and waits for its answer on reply; false when the loop
 // stopped before it answered (an answer it gave just before stopping
@@ -239,6 +260,12 @@ func (e admitted) apply(q *queue) {
 	// cannot unmake it (refusing it would be a Rejected the next start
 	// contradicts), so the queue holds it like any other.
 	if q.refusing.Load() && !q.stored() {
+		e.reply <- false
+		return
+	}
+	if q.repl != nil && !q.repl.hold(e.m) {
+		// Committed all the same: the leader that serves the log holds it.
+		q.budget.release(e.m.charge)
 		e.reply <- false
 		return
 	}

@@ -8,6 +8,7 @@ import (
 
 	weida "github.com/weida-go/weida/core"
 	"github.com/weida-go/weida/core/broker/access"
+	"github.com/weida-go/weida/core/broker/cluster"
 	"github.com/weida-go/weida/core/errs"
 )
 
@@ -21,6 +22,8 @@ type Broker struct {
 	queues []*queue
 	byPath map[string]*queue
 	store  io.Closer     // the persistent queues' store, when any queue has one
+	node   *cluster.Node // this member's Raft groups, when Config.Cluster is set
+	leader *weida.QueuePort // the leader query's path, on a cluster member
 	guard  *access.Guard // the access policy in force (authz.go)
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -62,6 +65,24 @@ func New(rt *weida.Runtime, cfg Config) (*Broker, error) {
 		return nil, err
 	}
 	b.store = store
+	if err := b.startCluster(keepers); err != nil {
+		for _, k := range keepers {
+			if k.keeper != nil {
+				_ = k.keeper.close()
+			}
+		}
+		if store != nil {
+			_ = store.Close()
+		}
+		cancel()
+		return nil, err
+	}
+	if b.node != nil {
+		if b.leader, err = rt.Listener().LeaderPort(); err != nil {
+			b.Close()
+			return nil, err
+		}
+	}
 	for i, qc := range cfg.Queues {
 		port, err := rt.Listener().QueuePort(qc.Path)
 		if err != nil {
@@ -77,6 +98,7 @@ func New(rt *weida.Runtime, cfg Config) (*Broker, error) {
 		q := newQueue(ctx, qc.Path, port, keepers[i].keeper, cfg, slots)
 		q.producers = producers
 		q.guard = guard
+		b.replicate(q, port)
 		// A SUBSCRIBE from a key that may not consume is stopped REJECTED
 		// before it is recorded (the loop checks again, for a reload between).
 		port.SetSubscribeGate(func(c weida.PortConn, _ string) bool { return q.mayConsume(c) })
@@ -110,6 +132,13 @@ func (b *Broker) Serve(ctx context.Context) error {
 		return errs.New(errs.KindRuntime, "broker: Serve after Close, or called twice")
 	}
 	b.serving = true
+	if b.leader != nil {
+		b.loops.Add(1)
+		go func() {
+			defer b.loops.Done()
+			b.serveLeaderQueries()
+		}()
+	}
 	for _, q := range b.queues {
 		b.loops.Add(1)
 		go func() {
@@ -177,6 +206,9 @@ func (b *Broker) Close() {
 	for _, q := range b.queues {
 		_ = q.port.Close()
 	}
+	if b.leader != nil {
+		_ = b.leader.Close()
+	}
 	b.cancel()
 	b.loops.Wait()
 	for _, q := range b.queues {
@@ -187,6 +219,9 @@ func (b *Broker) Close() {
 	}
 	if b.store != nil {
 		_ = b.store.Close()
+	}
+	if b.node != nil {
+		b.node.Close()
 	}
 }
 
@@ -241,6 +276,11 @@ type QueueStats struct {
 	// Access counts what the access rules refused at this queue:
 	// admissions, SUBSCRIBE and CREDIT frames (Config.Access).
 	Access access.Refusals
+	// Cluster is a replicated queue's Raft group as this node sees it:
+	// its leader, term, commit and applied index; nil for a queue of this
+	// node alone. On a node that does not lead the queue the counts above
+	// are this node's, which serves nothing of it.
+	Cluster *ClusterStats
 }
 
 // Stats reports the queue at path; UnknownEndpoint when no queue is
@@ -260,7 +300,7 @@ func (q *queue) stats() QueueStats {
 		Consumers: len(q.consumers.list), Delivered: q.delivered, Refused: q.refused.Load(), Interrupted: q.interrupted.Load(),
 		Unconfirmed: q.unconfirmed.Load(), BadReports: q.badReports.Load(), Deferred: len(q.deferred), Quarantined: q.quarantinedCount,
 		ReportsAbandoned: q.reportsAbandoned.Load(), Unserved: q.unserved,
-		Access: q.guard.Refusals(q.path)}
+		Access: q.guard.Refusals(q.path), Cluster: q.clusterStats()}
 	for _, m := range q.ready {
 		s.MaxAttempts = max(s.MaxAttempts, m.attempts)
 	}

@@ -76,6 +76,10 @@ func ParseDurability(s string) (Durability, error) {
 type QueueConfig struct {
 	Path       string
 	Durability Durability
+	// replicas is the quorum of a replicated queue's group (the n of the
+	// Replicated(n, flushed) it certifies); 0 for a queue of this node
+	// alone. Only Config.Cluster makes replicated queues.
+	replicas int
 }
 
 // ParseQueue reads "PATH" or "PATH:memory|written|flushed" (the CLI's
@@ -155,6 +159,10 @@ type Config struct {
 	// silent. Give the runtime the same one through weida.Config.Logger.
 	Logger *slog.Logger
 
+	// Cluster, when set, makes this broker a member of a replicated
+	// cluster serving the cluster file's queues too (cluster_config.go).
+	Cluster *ClusterConfig
+
 	// storeFS is the store's file system in tests (nil: the OS's).
 	storeFS store.FS
 }
@@ -162,6 +170,10 @@ type Config struct {
 // validated applies the defaults and checks the configuration; it names
 // the first problem it finds.
 func (c Config) validated() (Config, error) {
+	c, err := c.withClusterQueues()
+	if err != nil {
+		return c, err
+	}
 	if c.ReportDeadline < 0 {
 		return c, errs.New(errs.KindRuntime, "broker config: ReportDeadline must not be negative")
 	}

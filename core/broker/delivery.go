@@ -19,6 +19,7 @@ type delivery struct {
 	sub     *subscription // loop-owned; the goroutines use conn
 	conn    weida.PortConn
 	attempt uint64 // delivery_attempt this write carries: msg.attempts + 1
+	epoch   uint64 // the queue's epoch when it was dispatched
 	ctx     context.Context
 	cancel  context.CancelFunc
 	// slot is the report id it holds on its consumer's connection; its
@@ -38,7 +39,7 @@ type delivery struct {
 // nobody can take is scanned past, so it never blocks the queue. Every
 // round either delivers or returns.
 func (q *queue) pump() {
-	if q.retired {
+	if q.retired || !q.serving() {
 		return
 	}
 	for q.anyTaker() {
@@ -91,7 +92,7 @@ func (q *queue) dispatch(m *message, s *subscription) {
 	s.unsettled++
 	q.nextDelivery++
 	ctx, cancel := context.WithCancel(q.ctx)
-	d := &delivery{id: q.nextDelivery, msg: m, sub: s, conn: s.key.conn, attempt: m.attempts + 1,
+	d := &delivery{id: q.nextDelivery, msg: m, sub: s, conn: s.key.conn, attempt: m.attempts + 1, epoch: q.epoch,
 		ctx: ctx, cancel: cancel, slot: s.reports, writing: true}
 	q.unsettled[d.id] = d
 	q.spawn(func() { q.write(d) })
@@ -109,6 +110,12 @@ func (q *queue) write(d *delivery) {
 	if err != nil {
 		d.giveSlot()
 		q.bodyFailed(d, err)
+		return
+	}
+	if err := q.keep.commitDelivery(d.ctx, d.msg, d.attempt); err != nil {
+		_ = body.Close()
+		d.giveSlot()
+		q.post(deliveryUncommitted{d, err})
 		return
 	}
 	meta := d.msg.meta
@@ -170,6 +177,9 @@ type written struct{ d *delivery }
 
 func (e written) apply(q *queue) {
 	d := e.d
+	if d.epoch != q.epoch {
+		return // the queue stopped serving since: the message is not its to count
+	}
 	d.writing = false
 	d.msg.attempts = d.attempt
 	d.msg.readFailures = 0
@@ -190,6 +200,9 @@ type writeFailed struct{ d *delivery }
 
 func (e writeFailed) apply(q *queue) {
 	d := e.d
+	if d.epoch != q.epoch {
+		return
+	}
 	returning := d.returning
 	if !q.takeBack(d) && !returning {
 		return
@@ -203,3 +216,28 @@ func (e writeFailed) apply(q *queue) {
 
 // pushHead puts m back at the head of the ready list.
 func (q *queue) pushHead(m *message) { q.ready = slices.Insert(q.ready, 0, m) }
+
+// deliveryUncommitted: a replicated queue could not commit the DELIVER
+// (this node lost its quorum or its leadership): nothing was written. The
+// message goes back to the head, the subscription keeps its standing, and
+// the queue stops serving if its node no longer leads.
+type deliveryUncommitted struct {
+	d   *delivery
+	err error
+}
+
+func (e deliveryUncommitted) apply(q *queue) {
+	d := e.d
+	if d.epoch != q.epoch {
+		return
+	}
+	returning := d.returning
+	if q.takeBack(d) || returning {
+		q.pushHead(d.msg)
+	}
+	if _, ok := notLeader(e.err); ok || indeterminate(e.err) {
+		q.stepDown()
+		return
+	}
+	q.onError(e.err)
+}

@@ -2,6 +2,7 @@ package broker
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"sync/atomic"
 
@@ -27,6 +28,10 @@ type keeper interface {
 	open(m *message) (io.ReadCloser, error)
 	// settle forgets m for good: a consumer processed it.
 	settle(m *message) error
+	// commitDelivery records, before a delivery's first byte goes out,
+	// that m is about to be delivered at attempt; an error stops the
+	// delivery (a replicated queue whose node lost its quorum).
+	commitDelivery(ctx context.Context, m *message, attempt uint64) error
 	// attempted records that m's delivery count is now m.attempts.
 	attempted(m *message) error
 	// quarantine takes m out for good: its body cannot be read as it was
@@ -74,6 +79,9 @@ func (*memKeeper) certificate() uint64        { return weida.Accepted }
 func (*memKeeper) newBody() (bodySink, error) { return &memSink{}, nil }
 func (*memKeeper) settle(*message) error      { return nil }
 func (*memKeeper) attempted(*message) error   { return nil }
+func (*memKeeper) commitDelivery(context.Context, *message, uint64) error {
+	return nil
+}
 func (*memKeeper) withdraw(*message)          {}
 func (*memKeeper) quarantine(*message, string) error {
 	return nil // a body in memory cannot fail its read

@@ -81,3 +81,13 @@ func (l *queueLog) admissionFailed(err error) {
 func (l *queueLog) reportAbandoned(why string) {
 	l.bounded("weida broker: report abandoned", slog.String("why", why))
 }
+
+// leading logs that this node now serves a replicated queue it leads.
+func (l *queueLog) leading(term uint64, ready int) {
+	l.emit(slog.LevelInfo, "weida broker: leading the replicated queue", slog.Uint64("term", term), slog.Int("ready", ready))
+}
+
+// notLeading logs that this node stopped serving a replicated queue.
+func (l *queueLog) notLeading() {
+	l.emit(slog.LevelInfo, "weida broker: no longer leading the replicated queue")
+}

@@ -11,6 +11,9 @@ type message struct {
 	id      uint64 // queue-local, monotone; a persistent queue's store sequence
 	body    memBody
 	bodyLen uint64
+	// digest is a replicated queue's body digest (SHA-256): how its
+	// payload store finds a body over 4 KiB.
+	digest [32]byte
 	meta    weida.TransferMeta // content type, trace context, topic: forwarded as received
 	charge  int64              // what the message holds of the queue's budget
 	// attempts counts deliveries whose bytes were written (BROKER.md §9).

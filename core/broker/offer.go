@@ -24,6 +24,9 @@ import (
 // NewRuntime (a broker requires core). With no queues base is returned as
 // it is: nothing would keep the offer.
 func RuntimeConfig(base weida.Config, cfg Config) weida.Config {
+	if withCluster, err := cfg.withClusterQueues(); err == nil {
+		cfg = withCluster // a configuration New refuses changes no offer
+	}
 	if len(cfg.Queues) == 0 {
 		return base
 	}
@@ -32,14 +35,20 @@ func RuntimeConfig(base weida.Config, cfg Config) weida.Config {
 	if offer == (weida.GuaranteeSet{}) {
 		offer = base.Guarantees
 	}
-	offer.Acknowledgement, offer.Durability, offer.Replicas = reach.Acknowledgement, reach.Durability, 0
+	offer.Acknowledgement, offer.Durability, offer.Replicas = reach.Acknowledgement, reach.Durability, reach.Replicas
 	base.Offer, base.ServesQueues = offer, true
 	return base
 }
 
 // queuesReach is the acknowledgement every queue of qs (at least one)
-// confirms at, and the first of the weakest queues, which sets it.
+// confirms at, and the first of the weakest queues, which sets it. When
+// every queue is replicated it is Replicated(n, d), n the smallest quorum
+// and d the weakest durability; else a replicated queue counts as what
+// its leader stores.
 func queuesReach(qs []QueueConfig) (guarantee.Set, QueueConfig) {
+	if reach, weakest, ok := replicatedReach(qs); ok {
+		return reach, weakest
+	}
 	weakest := qs[0]
 	for _, q := range qs[1:] {
 		if floor(q.Durability) < floor(weakest.Durability) {
@@ -81,4 +90,23 @@ func checkOffer(offered guarantee.Set, qs []QueueConfig) error {
 			claim, weakest.Path, weakest.Durability, reach, why)
 	}
 	return nil
+}
+
+// replicatedReach is queuesReach of queues that are all replicated; ok is
+// false when some queue is not.
+func replicatedReach(qs []QueueConfig) (guarantee.Set, QueueConfig, bool) {
+	weakest := qs[0]
+	for _, q := range qs {
+		if !q.replicated() {
+			return guarantee.Set{}, QueueConfig{}, false
+		}
+		if q.replicas < weakest.replicas || floor(q.Durability) < floor(weakest.Durability) {
+			weakest = q
+		}
+	}
+	d := guarantee.Written
+	if floor(weakest.Durability) == Flushed {
+		d = guarantee.Flushed
+	}
+	return guarantee.Set{Acknowledgement: guarantee.Replicated, Replicas: weakest.replicas, Durability: d}, weakest, true
 }

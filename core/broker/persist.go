@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"context"
 	"errors"
 	"io"
 
@@ -41,6 +42,9 @@ func openKeepers(cfg Config) (_ []openedKeeper, _ io.Closer, err error) {
 		}
 	}()
 	for i, qc := range cfg.Queues {
+		if qc.replicated() {
+			continue // its group keeps it (New opens the cluster node)
+		}
 		if qc.Durability == Memory {
 			keepers[i] = openedKeeper{keeper: &memKeeper{}}
 			continue
@@ -130,6 +134,10 @@ func recorded(err error) bool { return errors.Is(err, store.ErrNotDurable) }
 func (k *storeKeeper) open(m *message) (io.ReadCloser, error) { return k.q.OpenBody(m.id) }
 func (k *storeKeeper) settle(m *message) error                { return k.q.Settle(m.id) }
 func (k *storeKeeper) attempted(m *message) error             { return k.q.Attempt(m.id, m.attempts) }
+
+// commitDelivery has nothing to do before the write: attempted records the
+// count after it (§9), and a lost ATTEMPT only lowers a label.
+func (*storeKeeper) commitDelivery(context.Context, *message, uint64) error { return nil }
 func (k *storeKeeper) withdraw(m *message)                    { _ = k.q.Settle(m.id) }
 func (k *storeKeeper) quarantine(m *message, reason string) error {
 	return k.q.Quarantine(m.id, reason)

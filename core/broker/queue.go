@@ -48,6 +48,7 @@ type queue struct {
 	producers        *producerReports
 	guard            *access.Guard  // who may produce and consume (authz.go)
 	unserved         error          // set once by New: the store refused this queue
+	repl             *replication   // a replicated queue's group (replicated_leader.go); nil otherwise
 	wg               sync.WaitGroup // every goroutine the queue started
 
 	// Owned by the loop.
@@ -66,6 +67,9 @@ type queue struct {
 	// may pass, each until its back-off timer fires.
 	deferred         map[*message]*time.Timer
 	quarantinedCount uint64 // messages taken out for an unreadable body
+	// epoch moves on each time a replicated queue stops serving, so the
+	// events of deliveries it abandoned find nothing to change.
+	epoch uint64
 }
 
 // event is something a queue goroutine tells the loop; apply runs on it.
@@ -97,6 +101,8 @@ func (q *queue) run() {
 			e.apply(q)
 		case f := <-q.calls:
 			f()
+		case leading := <-q.leaderCh():
+			q.onLeadership(leading)
 		case <-q.ctx.Done():
 			q.shutdown()
 			return

@@ -71,8 +71,11 @@ func (p *producerReport) certify(certificate, bodyLen uint64) {
 		return
 	}
 	_ = p.reporter.Report(weida.Accepted, bodyLen)
-	if certificate == weida.Stored {
+	if certificate >= weida.Stored {
 		_ = p.reporter.Report(weida.Stored, bodyLen)
+	}
+	if certificate == weida.Replicated {
+		_ = p.reporter.Report(weida.Replicated, bodyLen)
 	}
 	if len(p.relayed) == 0 {
 		p.finish()

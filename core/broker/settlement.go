@@ -98,6 +98,7 @@ func (e settledEvent) apply(q *queue) {
 	delete(q.unsettled, d.id)
 	d.sub.unsettled--
 	q.budget.release(d.msg.charge)
+	q.forget(d.msg)
 	if err := q.keep.settle(d.msg); err != nil {
 		q.onError(err)
 	}

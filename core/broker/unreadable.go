@@ -114,6 +114,9 @@ type readDeferred struct {
 }
 
 func (e readDeferred) apply(q *queue) {
+	if e.d.epoch != q.epoch {
+		return
+	}
 	q.takeBack(e.d)
 	m := e.d.msg
 	m.readFailures++
@@ -146,8 +149,12 @@ type quarantined struct {
 }
 
 func (e quarantined) apply(q *queue) {
+	if e.d.epoch != q.epoch {
+		return
+	}
 	q.takeBack(e.d)
 	m := e.d.msg
+	q.forget(m)
 	q.quarantinedCount++
 	q.onError(e.err) // the store's error names the seq and the digest
 	if e.recordErr != nil {

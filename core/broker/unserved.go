@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"context"
 	"io"
 
 	weida "github.com/weida-go/weida/core"
@@ -23,4 +24,7 @@ func (k unservedKeeper) settle(*message) error                { return k.err }
 func (k unservedKeeper) attempted(*message) error             { return k.err }
 func (k unservedKeeper) quarantine(*message, string) error    { return k.err }
 func (k unservedKeeper) withdraw(*message)                    {}
+func (k unservedKeeper) commitDelivery(context.Context, *message, uint64) error {
+	return k.err
+}
 func (k unservedKeeper) close() error                         { return nil }

@@ -24,6 +24,12 @@ type Capabilities struct {
 	// honours Stored(Written) and Stored with no axis, not Stored(Flushed);
 	// and since Accepted < Stored on the ladder, it honours Accepted too.
 	Stored Durability
+	// Replicated is the strongest durability at which the runtime holds a
+	// message on Replicas members before it confirms it (a replicated
+	// broker cluster), or DurabilityUnset. It honours Replicated(n, d) for
+	// n up to Replicas and d up to Replicated.
+	Replicated Durability
+	Replicas   int
 }
 
 // Supported checks s, assumed valid, against what the runtime can honour and
@@ -33,8 +39,7 @@ type Capabilities struct {
 // quieter success. The error is an *errs.Error of kind Unsupported naming
 // the dimension.
 //
-// Beyond c, no v0 runtime honours delivery above BestEffort, Replicated
-// or Processed, PerKey or Total ordering, Durable deduplication,
+// Beyond c, no v0 runtime honours delivery above BestEffort, Processed, PerKey or Total ordering, Durable deduplication,
 // any backpressure but Block, Stable producer naming, or control isolation.
 func (s Set) Supported(c Capabilities) error {
 	switch {
@@ -58,11 +63,12 @@ func (s Set) Supported(c Capabilities) error {
 
 // acknowledgementHonoured: anything up to the transport receipt is always
 // honoured; Accepted only by a runtime that queues; Stored only by one
-// that stores, at no stronger a durability than it stores at; nothing
-// above that in v0. Replicas needs no check of its own: it only comes with
-// Replicated, which is refused here.
+// that stores, at no stronger a durability than it stores at; Replicated
+// only by one that replicates, to no more replicas and at no stronger a
+// durability than it does; nothing above that in v0.
 func (s Set) acknowledgementHonoured(c Capabilities) bool {
 	stores := c.Stored != DurabilityUnset && c.Stored.Rank() >= 0
+	replicates := c.Replicated != DurabilityUnset && c.Replicated.Rank() >= 0
 	switch {
 	case s.Acknowledgement.Rank() < 0:
 		return false
@@ -72,6 +78,9 @@ func (s Set) acknowledgementHonoured(c Capabilities) bool {
 		return c.Accepted || stores
 	case s.Acknowledgement == Stored:
 		return stores && s.Durability.Rank() >= 0 && s.Durability.Rank() <= c.Stored.Rank()
+	case s.Acknowledgement == Replicated:
+		return replicates && s.Durability.Rank() >= 0 && s.Durability.Rank() <= c.Replicated.Rank() &&
+			s.Replicas <= c.Replicas
 	}
 	return false
 }
@@ -79,6 +88,12 @@ func (s Set) acknowledgementHonoured(c Capabilities) bool {
 // acknowledgementWithAxis names the level with its durability, e.g.
 // "Stored(Flushed)": a store at Written refuses Stored only at Flushed.
 func (s Set) acknowledgementWithAxis() string {
+	if s.Acknowledgement == Replicated && s.Durability != DurabilityUnset {
+		return fmt.Sprintf("%v(%d, %v)", s.Acknowledgement, s.Replicas, s.Durability)
+	}
+	if s.Acknowledgement == Replicated {
+		return fmt.Sprintf("%v(%d)", s.Acknowledgement, s.Replicas)
+	}
 	if s.Acknowledgement == Stored && s.Durability != DurabilityUnset {
 		return fmt.Sprintf("%v(%v)", s.Acknowledgement, s.Durability)
 	}

@@ -10,6 +10,7 @@ func TestSupported(t *testing.T) {
 	none := Capabilities{}
 	all := Capabilities{Ordering: true, Deduplication: true, Accepted: true, Stored: Flushed}
 	written := Capabilities{Stored: Written}
+	cluster3 := Capabilities{Accepted: true, Stored: Flushed, Replicated: Flushed, Replicas: 2}
 	bounded := Set{Deduplication: DedupBounded, DedupWindow: time.Second}
 	tests := []struct {
 		name string
@@ -55,8 +56,16 @@ func TestSupported(t *testing.T) {
 			"guarantee set: acknowledgement Stored(Durability(3)) cannot be honoured by this runtime"},
 		{"an unknown store durability stores nothing", Set{Acknowledgement: Accepted}, Capabilities{Stored: Durability(3)},
 			"guarantee set: acknowledgement Accepted cannot be honoured by this runtime"},
-		{"replicated", Set{Acknowledgement: Replicated, Replicas: 3}, all,
-			"guarantee set: acknowledgement Replicated cannot be honoured by this runtime"},
+		{"replicated without a cluster", Set{Acknowledgement: Replicated, Replicas: 3}, all,
+			"guarantee set: acknowledgement Replicated(3) cannot be honoured by this runtime"},
+		{"replicated flushed by a flushing cluster", Set{Acknowledgement: Replicated, Replicas: 2, Durability: Flushed}, cluster3, ""},
+		{"replicated written by a flushing cluster", Set{Acknowledgement: Replicated, Replicas: 2, Durability: Written}, cluster3, ""},
+		{"stored by a flushing cluster", Set{Acknowledgement: Stored, Durability: Flushed}, cluster3, ""},
+		{"more replicas than the cluster certifies", Set{Acknowledgement: Replicated, Replicas: 3, Durability: Flushed}, cluster3,
+			"guarantee set: acknowledgement Replicated(3, Flushed) cannot be honoured by this runtime"},
+		{"replicated flushed by a writing cluster", Set{Acknowledgement: Replicated, Replicas: 2, Durability: Flushed},
+			Capabilities{Accepted: true, Stored: Written, Replicated: Written, Replicas: 2},
+			"guarantee set: acknowledgement Replicated(2, Flushed) cannot be honoured by this runtime"},
 		{"processed", Set{Acknowledgement: Processed}, all,
 			"guarantee set: acknowledgement Processed cannot be honoured by this runtime"},
 

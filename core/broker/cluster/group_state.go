@@ -1,0 +1,95 @@
+package cluster
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/hashicorp/raft"
+)
+
+// What a replicated queue's loop needs of its group beyond Propose: to
+// hear leadership change, to know the applied state is complete before it
+// serves, and to show the group in Stats.
+
+// LeaderCh delivers true when this node comes to lead g and false when it
+// stops. It keeps only the latest change (a slow reader sees the last
+// value) and has one reader: the queue's loop.
+func (g *Group) LeaderCh() <-chan bool { return g.raft.LeaderCh() }
+
+// Barrier waits until every entry appended before it is applied to g's
+// FSM. A new leader calls it before building its queue from the FSM, so
+// entries of earlier terms it holds are applied (or known lost) first.
+func (g *Group) Barrier(ctx context.Context) error {
+	timeout := rpcTimeout
+	if d, ok := ctx.Deadline(); ok {
+		timeout = time.Until(d)
+	}
+	err := g.raft.Barrier(timeout).Error()
+	if errors.Is(err, raft.ErrNotLeader) || errors.Is(err, raft.ErrLeadershipLost) {
+		url, term, _ := g.Leader()
+		return &NotLeaderError{Path: g.Path, Leader: url, Term: term}
+	}
+	return err
+}
+
+// Quorum is how many members hold an entry once it is committed, this
+// one included: the n of Replicated(n, flushed).
+func (g *Group) Quorum() int { return g.node.file.Quorum() }
+
+// Members is the cluster's membership, as the file gives it.
+func (g *Group) Members() []Member { return g.node.file.Members }
+
+// GroupStats is one group as this node sees it.
+type GroupStats struct {
+	// Leader is the leader's client URL with the queue's path; empty while
+	// none is known.
+	Leader string
+	// IsLeader: this node leads the group.
+	IsLeader bool
+	// State is hashicorp/raft's: Follower, Candidate, Leader or Shutdown.
+	State string
+	Term  uint64
+	// CommitIndex and AppliedIndex are log indexes: committed by the
+	// quorum, and applied to this node's FSM.
+	CommitIndex, AppliedIndex uint64
+	// LastContact is how long ago a follower last heard its leader (0 on
+	// the leader; -1 when it never has).
+	LastContact time.Duration
+}
+
+// Stats reads g's state (hashicorp/raft's Stats; it does not expose the
+// leader's per-follower match index, so lag is not shown).
+func (g *Group) Stats() GroupStats {
+	s := g.raft.Stats()
+	u := func(key string) uint64 {
+		v, _ := strconv.ParseUint(s[key], 10, 64)
+		return v
+	}
+	url, _, _ := g.Leader()
+	out := GroupStats{Leader: url, IsLeader: g.IsLeader(), State: s["state"], Term: u("term"),
+		CommitIndex: u("commit_index"), AppliedIndex: u("applied_index"), LastContact: -1}
+	switch last := g.raft.LastContact(); {
+	case out.IsLeader:
+		out.LastContact = 0
+	case !last.IsZero():
+		out.LastContact = time.Since(last)
+	}
+	return out
+}
+
+// LiveMessages returns the live set in seq order: what a new leader makes
+// ready.
+func (f *FSM) LiveMessages() []Message {
+	f.mu.Lock()
+	out := make([]Message, 0, len(f.live))
+	for _, m := range f.live {
+		out = append(out, *m)
+	}
+	f.mu.Unlock()
+	slices.SortFunc(out, func(a, b Message) int { return cmp.Compare(a.Seq, b.Seq) })
+	return out
+}
