@@ -21,10 +21,10 @@ type Broker struct {
 	cfg    Config
 	queues []*queue
 	byPath map[string]*queue
-	store  io.Closer     // the persistent queues' store, when any queue has one
-	node   *cluster.Node // this member's Raft groups, when Config.Cluster is set
+	store  io.Closer        // the persistent queues' store, when any queue has one
+	node   *cluster.Node    // this member's Raft groups, when Config.Cluster is set
 	leader *weida.QueuePort // the leader query's path, on a cluster member
-	guard  *access.Guard // the access policy in force (authz.go)
+	guard  *access.Guard    // the access policy in force (authz.go)
 	ctx    context.Context
 	cancel context.CancelFunc
 

@@ -82,7 +82,7 @@ func (*memKeeper) attempted(*message) error   { return nil }
 func (*memKeeper) commitDelivery(context.Context, *message, uint64) error {
 	return nil
 }
-func (*memKeeper) withdraw(*message)          {}
+func (*memKeeper) withdraw(*message) {}
 func (*memKeeper) quarantine(*message, string) error {
 	return nil // a body in memory cannot fail its read
 }

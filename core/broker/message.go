@@ -14,8 +14,8 @@ type message struct {
 	// digest is a replicated queue's body digest (SHA-256): how its
 	// payload store finds a body over 4 KiB.
 	digest [32]byte
-	meta    weida.TransferMeta // content type, trace context, topic: forwarded as received
-	charge  int64              // what the message holds of the queue's budget
+	meta   weida.TransferMeta // content type, trace context, topic: forwarded as received
+	charge int64              // what the message holds of the queue's budget
 	// attempts counts deliveries whose bytes were written (BROKER.md §9).
 	attempts uint64
 	// readFailures counts the body's reads in a row that failed in a way

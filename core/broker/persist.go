@@ -138,7 +138,7 @@ func (k *storeKeeper) attempted(m *message) error             { return k.q.Attem
 // commitDelivery has nothing to do before the write: attempted records the
 // count after it (§9), and a lost ATTEMPT only lowers a label.
 func (*storeKeeper) commitDelivery(context.Context, *message, uint64) error { return nil }
-func (k *storeKeeper) withdraw(m *message)                    { _ = k.q.Settle(m.id) }
+func (k *storeKeeper) withdraw(m *message)                                  { _ = k.q.Settle(m.id) }
 func (k *storeKeeper) quarantine(m *message, reason string) error {
 	return k.q.Quarantine(m.id, reason)
 }

@@ -27,4 +27,4 @@ func (k unservedKeeper) withdraw(*message)                    {}
 func (k unservedKeeper) commitDelivery(context.Context, *message, uint64) error {
 	return k.err
 }
-func (k unservedKeeper) close() error                         { return nil }
+func (k unservedKeeper) close() error { return nil }
