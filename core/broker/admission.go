@@ -26,6 +26,7 @@ func (q *queue) admitTransfer(t *weida.IncomingTransfer) {
 		_ = t.RefuseNotLeader() // STOP_SENDING(NOT_LEADER): nothing read
 		return
 	}
+	defer q.admitting(q.port.ProducerConn(t))()
 	stop := context.AfterFunc(q.ctx, func() { _ = t.Close() }) // the broker closing stops a slow body
 	defer stop()
 	m, err := q.receive(t)
@@ -77,6 +78,7 @@ func (q *queue) admitExchange(ex *weida.IncomingExchange) {
 		_ = ex.RefuseNotLeader(q.leaderHint()) // ERROR NOT_LEADER, nothing read
 		return
 	}
+	defer q.admitting(q.port.ProducerConn(req))()
 	stop := context.AfterFunc(q.ctx, func() { _ = ex.Close() })
 	defer stop()
 	m, err := q.receive(req)

@@ -58,7 +58,9 @@ func (pr *producerReports) start(q *queue, t *weida.IncomingTransfer) *producerR
 			q.log.reportAbandoned("the producer gave no stream credit within the report deadline")
 		}
 	})
-	return newProducerReport(r)
+	p := newProducerReport(r)
+	p.conn = conn
+	return p
 }
 
 // count is the reports under way toward conn (tests).

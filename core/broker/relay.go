@@ -24,7 +24,8 @@ import (
 // report ended (or REPORT_DEADLINE passed), or when the queue closes (O-6).
 type producerReport struct {
 	reporter reporter
-	relayed  []uint64 // ordered levels only a consumer can answer, ascending
+	conn     weida.PortConn // the producer's connection (zero in tests that fake the reporter)
+	relayed  []uint64       // ordered levels only a consumer can answer, ascending
 	once     sync.Once
 }
 

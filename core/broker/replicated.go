@@ -67,6 +67,9 @@ func (k *raftKeeper) admit(s bodySink, m *message) error {
 		return err
 	}
 	m.id = res.(cluster.AdmitResult).Seq
+	if lm, ok := k.g.FSM.Live(m.id); ok && lm.Inline() {
+		m.body = memBody{lm.Body} // the FSM's copy: one per member, not two on the leader
+	}
 	return nil
 }
 

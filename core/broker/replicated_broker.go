@@ -45,7 +45,7 @@ func (b *Broker) replicate(q *queue, port *weida.QueuePort) {
 	if !ok {
 		return
 	}
-	q.repl = &replication{g: k.g, keep: k, held: make(map[uint64]*message)}
+	q.repl = &replication{g: k.g, keep: k, held: make(map[uint64]*message), admitting: make(map[weida.PortConn]int)}
 	port.SetLeaderGate(k.g.IsLeader)
 }
 

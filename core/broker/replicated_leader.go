@@ -1,6 +1,8 @@
 package broker
 
 import (
+	"sync"
+
 	weida "github.com/weida-go/weida/core"
 	"github.com/weida-go/weida/core/broker/cluster"
 )
@@ -19,6 +21,10 @@ import (
 type replication struct {
 	g    *cluster.Group
 	keep *raftKeeper
+	// admitting counts, per producer connection, the admissions under way
+	// (their goroutines hold it; mu guards it).
+	mu        sync.Mutex
+	admitting map[weida.PortConn]int
 	// Loop-owned.
 	serving bool                // built from the FSM in this term
 	held    map[uint64]*message // by seq: ready, unsettled and deferred
@@ -99,8 +105,9 @@ func messageFromLog(lm cluster.Message) *message {
 }
 
 // stepDown stops serving: deliveries in flight are canceled (their
-// events find nothing: the epoch moved on), consumers' connections are
-// closed with NOT_LEADER, producers' reports end, and the queue forgets
+// events find nothing: the epoch moved on), the connections of its
+// consumers, of producers awaiting a report and of admissions under way
+// are closed with NOT_LEADER, producers' reports end, and the queue forgets
 // what it held and frees its budget. Settlements not yet committed are
 // dropped: the next leader redelivers those messages.
 func (q *queue) stepDown() {
@@ -116,8 +123,16 @@ func (q *queue) stepDown() {
 	}
 	for _, m := range r.held {
 		q.budget.release(m.charge)
+		if m.producer != nil && m.producer.conn.Alive() {
+			m.producer.conn.CloseNotLeader()
+		}
 		m.producer.finish()
 	}
+	r.mu.Lock()
+	for conn := range r.admitting {
+		conn.CloseNotLeader()
+	}
+	r.mu.Unlock()
 	for _, t := range q.deferred {
 		t.Stop()
 	}
@@ -156,4 +171,24 @@ func (r *replication) hold(m *message) bool {
 	}
 	r.held[m.id] = m
 	return true
+}
+
+// admitting notes an admission from conn under way until the returned
+// func runs, so that losing the leadership closes its connection too. A
+// queue of this node alone notes nothing.
+func (q *queue) admitting(conn weida.PortConn) func() {
+	r := q.repl
+	if r == nil {
+		return func() {}
+	}
+	r.mu.Lock()
+	r.admitting[conn]++
+	r.mu.Unlock()
+	return func() {
+		r.mu.Lock()
+		if r.admitting[conn]--; r.admitting[conn] == 0 {
+			delete(r.admitting, conn)
+		}
+		r.mu.Unlock()
+	}
 }
