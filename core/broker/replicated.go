@@ -13,7 +13,7 @@ import (
 )
 
 // raftKeeper keeps a replicated queue's messages in its Raft group
-// (docs/CLUSTER.md §3): an admission is an ADMIT entry, committed before
+// (docs/CLUSTER.md §2): an admission is an ADMIT entry, committed before
 // it is certified; a delivery is a DELIVER entry, committed before its
 // first byte goes out, so a leader that lost its quorum delivers nothing;
 // a settlement is a SETTLE entry, batched. Bodies of at most 4 KiB travel
@@ -29,7 +29,7 @@ func newRaftKeeper(g *cluster.Group, onError func(error)) *raftKeeper {
 
 // certificate is Replicated: admit returns once the ADMIT is committed,
 // which is when it is Accepted, Stored at the leader's durability and
-// held by a quorum (§5).
+// held by a quorum (docs/CLUSTER.md §3).
 func (*raftKeeper) certificate() uint64 { return weida.Replicated }
 
 func (k *raftKeeper) newBody() (bodySink, error) {

@@ -50,7 +50,7 @@ func (b *Broker) replicate(q *queue, port *weida.QueuePort) {
 }
 
 // serveLeaderQueries answers the reserved leader query (docs/CLUSTER.md
-// §6) until the broker closes: the request payload names a queue path;
+// §5) until the broker closes: the request payload names a queue path;
 // the answer is its leader's URL and term, NOT_LEADER without a leader
 // while none is known, or UNKNOWN_ENDPOINT for a path that is not a
 // replicated queue of this cluster.

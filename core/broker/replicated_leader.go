@@ -8,7 +8,7 @@ import (
 )
 
 // A replicated queue is served only by its group's leader (docs/CLUSTER.md
-// §6). The loop follows leadership: when this node comes to lead, it waits
+// §4). The loop follows leadership: when this node comes to lead, it waits
 // until everything earlier terms committed is applied, then makes the
 // FSM's live set its ready list and serves; when it stops leading, it stops
 // at once, closes its consumers' connections with NOT_LEADER (they redial
