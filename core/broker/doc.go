@@ -51,6 +51,21 @@
 // read from its own delivery's report, and a level nobody reports stays
 // silent.
 //
+// # Replicated queues
+//
+// With Config.Cluster the broker is one member of a 3- or 5-node cluster
+// (docs/CLUSTER.md) and serves the cluster file's queues on Raft groups
+// (hashicorp/raft), one per queue, every member in every group. Only a
+// queue's leader admits and delivers: an ADMIT entry is committed before
+// the producer is confirmed (Replicated(n, flushed), n the quorum, leader
+// included), a DELIVER entry before each delivery's first byte, and
+// settlements are committed in batched SETTLE entries. A member that does
+// not lead a queue answers NOT_LEADER naming the leader; one that loses
+// the leadership closes its consumers' and producers' connections with
+// NOT_LEADER, and the new leader serves the same queue from the same log,
+// redelivering what was out with delivery_attempt + 1. QueueStats.Cluster
+// shows the group's leader, term and indexes.
+//
 // # Lifecycle
 //
 // New claims the paths, Serve runs one serial event loop per queue,
