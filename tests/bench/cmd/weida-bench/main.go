@@ -72,7 +72,7 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	r := &harness.Runner{Plan: harness.FullPlan(), Log: os.Stderr, ChildProfile: *childProfile,
-		QueueRatios: all.QueueRatios(),
+		QueueRatios: append(all.QueueRatios(), harness.ClusterRatios()...),
 		Bindings:    harness.Bindings{LibraryMissing: *libMissing, NodeMissing: *nodeMissing, CLIMissing: *cliMissing}}
 	if *repo != "" {
 		abs, err := filepath.Abs(*repo)
@@ -146,14 +146,15 @@ func run(ctx context.Context, args []string) error {
 // pickSystems finds the named systems and queue stacks ("weida,NATS",
 // "weida flushed"); an empty list is all of them.
 func pickSystems(list string) ([]system.System, []system.QueueSystem, error) {
+	queueStacks := append(all.Queues(), harness.ClusterQueues()...)
 	if list == "" {
-		return all.Systems(), all.Queues(), nil
+		return all.Systems(), queueStacks, nil
 	}
 	var systems []system.System
 	var queues []system.QueueSystem
 	for _, name := range strings.Split(list, ",") {
 		name = strings.TrimSpace(name)
-		q, qerr := all.QueueByName(name)
+		q, qerr := queueByName(queueStacks, name)
 		if qerr == nil {
 			queues = append(queues, q)
 			continue
@@ -165,6 +166,18 @@ func pickSystems(list string) ([]system.System, []system.QueueSystem, error) {
 		systems = append(systems, s)
 	}
 	return systems, queues, nil
+}
+
+// queueByName finds a queue stack among stacks by its Name, ignoring case.
+func queueByName(stacks []system.QueueSystem, name string) (system.QueueSystem, error) {
+	var names []string
+	for _, q := range stacks {
+		if strings.EqualFold(q.Name(), name) {
+			return q, nil
+		}
+		names = append(names, q.Name())
+	}
+	return nil, fmt.Errorf("no queue stack %q; they are %s", name, strings.Join(names, ", "))
 }
 
 func writeReport(args []string) error {

@@ -35,15 +35,16 @@ func (r *Runner) queueGroup(ctx context.Context) Group {
 			"every two minutes, its default), weida Flushed (fsync before the confirm) against JetStream with sync_always. "+
 			"Rates are medians over the repetitions, latencies percentiles over every message of every repetition.",
 			filesystemOf(os.TempDir()), sizeLabel(int64(p.QueueSize)), p.QueueWindow, p.QueueMax, p.QueueTime, p.QueueLatencyMax),
-		Metrics: []Metric{
-			{Key: "msgs_per_s", Label: "messages/s", Unit: "msg/s", Headline: true},
-			{Key: "p50_us", Label: "median", Unit: "µs", LowerIsBetter: true, Headline: true},
-			{Key: "p99_us", Label: "p99", Unit: "µs", LowerIsBetter: true, Headline: true},
-			{Key: "samples", Label: "messages timed", Count: true},
-		},
-		Ratios: r.QueueRatios}
-	var columns []column
+		Metrics: queueMetrics()}
+	var stacks []system.QueueSystem // the replicated ones have a group of their own
 	for _, q := range r.Queues {
+		if !isReplicated(q) {
+			stacks = append(stacks, q)
+		}
+	}
+	g.Ratios = ratiosAmong(r.QueueRatios, stacks)
+	var columns []column
+	for _, q := range stacks {
 		g.Columns = append(g.Columns, q.Name())
 		columns = append(columns, column{name: q.Name(), skipped: q.Available(),
 			open: func(ctx context.Context, c caseSpec) (session, error) { return openQueue(ctx, q, c.arg.(string), p) }})
@@ -59,6 +60,16 @@ func (r *Runner) queueGroup(ctx context.Context) Group {
 		r.runColumns(ctx, &g, columns, specs, p.Reps, freshPerRep)
 	}
 	return g
+}
+
+// queueMetrics are the figures of the queue groups' cases.
+func queueMetrics() []Metric {
+	return []Metric{
+		{Key: "msgs_per_s", Label: "messages/s", Unit: "msg/s", Headline: true},
+		{Key: "p50_us", Label: "median", Unit: "µs", LowerIsBetter: true, Headline: true},
+		{Key: "p99_us", Label: "p99", Unit: "µs", LowerIsBetter: true, Headline: true},
+		{Key: "samples", Label: "messages timed", Count: true},
+	}
 }
 
 // queueSession is a queue with its storage directory, and one of the

@@ -47,7 +47,7 @@ func (r *Runner) Run(ctx context.Context, command string, smoke bool) *Results {
 		r.results.Systems = append(r.results.Systems, s.Name())
 	}
 	for _, group := range []func(context.Context) Group{
-		r.reqrepGroup, r.onewayGroup, r.fanoutGroup, r.bulkGroup, r.connectGroup, r.idleGroup, r.queueGroup, r.bindingsGroup,
+		r.reqrepGroup, r.onewayGroup, r.fanoutGroup, r.bulkGroup, r.connectGroup, r.idleGroup, r.queueGroup, r.clusterGroup, r.bindingsGroup,
 		r.bindingsVsProcessGroup,
 	} {
 		if ctx.Err() != nil {
