@@ -8,6 +8,7 @@ import (
 	"net"
 	"strings"
 	"testing"
+	"time"
 
 	weida "github.com/weida-go/weida/core"
 	"github.com/weida-go/weida/core/broker/cluster"
@@ -309,5 +310,21 @@ func awaitLive(t *testing.T, g *cluster.Group, n int) {
 		case <-ctx.Done():
 			t.Fatalf("the group holds %d live messages, want %d", g.FSM.Len(), n)
 		}
+	}
+}
+
+func TestRetireHandsTheLeadershipOn(t *testing.T) {
+	tc := startReplicated(t, 3, "written", "/jobs")
+	old := tc.leader(t, "/jobs")
+	p := newProducer(t, old.url+"/jobs")
+	p.mustSendLevel(t, weida.Replicated, "", []byte("kept"))
+	old.Retire(time.Now().Add(10 * time.Second))
+	if old.node.Group("/jobs").IsLeader() {
+		t.Fatal("the retired member still leads /jobs")
+	}
+	next := leaderAmong(t, "/jobs", tc.others(old))
+	c := newConsumer(t, next.url+"/jobs", "", 1)
+	if r := c.recv(t); string(r.body) != "kept" {
+		t.Fatalf("the new leader delivered %d bytes, want \"kept\"", len(r.body))
 	}
 }

@@ -37,7 +37,17 @@ type retireState struct {
 // delivered. At the deadline what is still out is put back. Afterwards the
 // queue neither admits nor delivers. It is not the transport's drain and
 // certifies nothing about any peer.
+//
+// A replicated queue this node leads first hands its leadership to
+// another member (BROKER.md §12 in a cluster), so producers and consumers
+// move to it; what this node then holds is nothing, and the drain that
+// follows ends at once.
 func (q *queue) retire(deadline time.Time) Retired {
+	if q.repl != nil && q.repl.g.IsLeader() {
+		if err := q.repl.g.TransferLeadership(); err != nil {
+			q.onError(err) // the drain below still runs, on this node
+		}
+	}
 	q.refusing.Store(true)
 	done := make(chan struct{})
 	if err := q.call(context.Background(), func() {

@@ -93,3 +93,8 @@ func (f *FSM) LiveMessages() []Message {
 	slices.SortFunc(out, func(a, b Message) int { return cmp.Compare(a.Seq, b.Seq) })
 	return out
 }
+
+// TransferLeadership hands g's leadership to another member and waits for
+// the handover (hashicorp/raft's LeadershipTransfer). A member about to
+// retire calls it, so its queues move before it stops serving them.
+func (g *Group) TransferLeadership() error { return g.raft.LeadershipTransfer().Error() }
