@@ -49,8 +49,13 @@ func (q *queue) leads() bool { return q.repl == nil || q.repl.g.IsLeader() }
 
 // onLeadership acts on a leadership change the group signalled.
 func (q *queue) onLeadership(leading bool) {
-	if !leading {
+	if !leading || q.repl.serving {
+		// A true while serving means a loss and a win collapsed into one
+		// signal (the channel keeps only the latest): another node may have
+		// led meanwhile, so what this one holds is stale either way.
 		q.stepDown()
+	}
+	if !leading {
 		return
 	}
 	q.spawn(func() {
