@@ -6,7 +6,10 @@ import (
 	"os"
 	"slices"
 
+	"github.com/weida-go/weida/core/broker"
+
 	"github.com/weida-go/weida/tests/bench/internal/system"
+	"github.com/weida-go/weida/tests/bench/internal/system/weidasys"
 )
 
 // clusterSizes are the replicated queues' message sizes: a small message,
@@ -32,7 +35,7 @@ func isReplicated(q system.QueueSystem) bool {
 // ClusterQueues is every replicated queue stack at every storage setting,
 // weida's first.
 func ClusterQueues() []system.QueueSystem {
-	return []system.QueueSystem{jetStreamR3{}, jetStreamR3{syncAlways: true}}
+	return []system.QueueSystem{weidaReplicated{}, weidaReplicated{flushed: true}, jetStreamR3{}, jetStreamR3{syncAlways: true}}
 }
 
 // ClusterRatios pairs each replicated weida queue with JetStream R3 at the
@@ -40,7 +43,17 @@ func ClusterQueues() []system.QueueSystem {
 // default sync interval, Flushed with sync_always) and with the same queue
 // on one node (what replication costs).
 func ClusterRatios() []Ratio {
-	return nil
+	pairs := []struct{ of, over system.QueueSystem }{
+		{weidaReplicated{}, jetStreamR3{}},
+		{weidaReplicated{flushed: true}, jetStreamR3{syncAlways: true}},
+		{weidaReplicated{}, weidasys.Queue{Durability: broker.Written}},
+		{weidaReplicated{flushed: true}, weidasys.Queue{Durability: broker.Flushed}},
+	}
+	out := make([]Ratio, len(pairs))
+	for i, p := range pairs {
+		out[i] = Ratio{Of: p.of.Name(), Over: p.over.Name()}
+	}
+	return out
 }
 
 // clusterCase is one replicated-queue case: a workload at a message size.
@@ -58,7 +71,10 @@ func (r *Runner) clusterGroup(ctx context.Context) Group {
 	g := Group{ID: "replicated-queue", Title: "Replicated queues",
 		About: fmt.Sprintf("Three nodes in the harness process, on loopback, each storing into its own fresh directory under the "+
 			"temporary directory (%s), set up again for every repetition; the stack's figures count from the moment the queue "+
-			"has a leader and every replica is current. JetStream R3: three embedded nats-servers routed to each other, one "+
+			"has a leader and every replica is current. weida replicated: three brokers, each on its own runtime and Raft socket, "+
+			"serving one queue of a cluster file (hashicorp/raft's default timings, as `weida broker --cluster` runs), the "+
+			"producer dialled to the queue's leader, each confirm certifying Replicated by a quorum of 2 at the queue's "+
+			"durability (Written: each member's OS has it; Flushed: each fsynced it). JetStream R3: three embedded nats-servers routed to each other, one "+
 			"work-queue stream with Replicas: 3 in file storage, the producer connected to the stream leader's server (its "+
 			"best case: no hop through another server). Its settings face weida's as on one node: JetStream's default (fsync "+
 			"every two minutes) against Written, sync_always on every server against Flushed. The single-node columns are the "+

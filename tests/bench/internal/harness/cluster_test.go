@@ -84,3 +84,41 @@ func TestClusterPlanBoundsTheBytesOfARepetition(t *testing.T) {
 		t.Errorf("64 KiB: QueueMax %d, QueueSize %d, want %d and %d", big.QueueMax, big.QueueSize, clusterRepBytes/(64<<10), 64<<10)
 	}
 }
+
+func TestWeidaReplicatedConfirmsReplicatedFromTheLeader(t *testing.T) {
+	q := weidaReplicated{flushed: true}
+	s, err := q.StartQueue(t.Context(), t.TempDir(), 64<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c := s.(*weidaCluster)
+	leads := 0
+	for _, m := range c.members {
+		st, err := m.broker.Stats(t.Context(), clusterQueuePath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Cluster.IsLeader {
+			leads++
+			if want := m.binding.URL(clusterQueuePath); s.Addr() != want {
+				t.Errorf("Addr is %s, the leader is %s", s.Addr(), want)
+			}
+		}
+	}
+	if leads != 1 {
+		t.Fatalf("%d members lead the queue, want 1", leads)
+	}
+	// Publish fails unless the confirm certifies Replicated; 64 KiB is
+	// past the inline limit, so its body travels on its own.
+	p, err := q.DialProducer(t.Context(), s.Addr(), func(error) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for _, size := range clusterSizes {
+		if err := p.Publish(t.Context(), make([]byte, size)); err != nil {
+			t.Fatalf("%d B: %v", size, err)
+		}
+	}
+}
