@@ -50,6 +50,10 @@ type slot struct {
 	gaveUp  bool
 	redials int
 	liveAt  time.Time
+	// cluster is set for a slot that reaches a replicated queue's leader
+	// (a cluster address, or a URL that answered NOT_LEADER): cluster.go.
+	cluster *clusterView
+	stop    chan struct{} // closed when pc's watch must end without a redial (repoint)
 }
 
 func newDialer(rt *Runtime, trust Trust, opts []EndpointOption) *dialer {
@@ -96,9 +100,14 @@ func WithReconnect(p ReconnectPolicy) EndpointOption {
 // connect dials url and records a live slot. Connecting a URL the endpoint
 // already has is a no-op.
 func (d *dialer) connect(ctx context.Context, url string) error {
-	addr, err := identity.ParseAddress(url)
+	cluster, addr, isCluster, err := parseClusterAddress(url)
 	if err != nil {
 		return err
+	}
+	if !isCluster {
+		if addr, err = identity.ParseAddress(url); err != nil {
+			return err
+		}
 	}
 	d.mu.Lock()
 	if d.closed {
@@ -113,11 +122,11 @@ func (d *dialer) connect(ctx context.Context, url string) error {
 	}
 	d.mu.Unlock()
 
-	pc, err := d.open(ctx, addr)
+	s := &slot{url: url, addr: addr, cluster: cluster}
+	pc, err := d.openSlot(ctx, s)
 	if err != nil {
 		return err
 	}
-	s := &slot{url: url, addr: addr}
 	s.pin, _ = pc.conn.Peer()
 	d.mu.Lock()
 	if d.closed {
@@ -129,6 +138,38 @@ func (d *dialer) connect(ctx context.Context, url string) error {
 	d.mu.Unlock()
 	d.goLive(s, pc)
 	return nil
+}
+
+// openSlot makes s's first connection: to its URL, or, for a cluster
+// address, to the leader its members name, searching under the redial
+// back-off while none is known, until ctx ends.
+func (d *dialer) openSlot(ctx context.Context, s *slot) (*pooledConn, error) {
+	if s.cluster == nil {
+		return d.open(ctx, s.addr)
+	}
+	var rd redirects
+	for {
+		pc, err := d.dialCluster(ctx, s)
+		if !errors.Is(err, errNoLeader) {
+			return pc, err
+		}
+		rd.waits++
+		if err := d.backOff(ctx, &rd, err); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// redialOnce is one redial attempt: a cluster slot searches for its
+// leader, any other dials its address, pinned to its first key.
+func (d *dialer) redialOnce(s *slot, pinned Address) (*pooledConn, error) {
+	d.mu.Lock()
+	cluster := s.cluster != nil
+	d.mu.Unlock()
+	if cluster {
+		return d.dialCluster(d.ctx, s)
+	}
+	return d.open(d.ctx, pinned)
 }
 
 // open acquires a pooled connection and prepares it for this endpoint.
@@ -162,21 +203,24 @@ func (d *dialer) drop(pc *pooledConn) {
 
 // goLive marks s live on pc and watches the connection.
 func (d *dialer) goLive(s *slot, pc *pooledConn) {
+	stop := make(chan struct{})
 	d.mu.Lock()
-	s.pc, s.liveAt, s.lastErr = pc, time.Now(), nil
+	s.pc, s.liveAt, s.lastErr, s.stop = pc, time.Now(), nil, stop
 	d.notifyLocked()
 	d.mu.Unlock()
 	fp, _ := pc.conn.Peer()
 	d.events.emit(PeerEvent{Kind: EventConnected, URL: s.url, Fingerprint: fp})
 	d.wg.Add(1)
-	go d.watch(s, pc)
+	go d.watch(s, pc, stop)
 }
 
 // watch waits for the slot's connection to end, then redials under the policy.
-func (d *dialer) watch(s *slot, pc *pooledConn) {
+func (d *dialer) watch(s *slot, pc *pooledConn, stop <-chan struct{}) {
 	defer d.wg.Done()
 	select {
 	case <-pc.conn.Done():
+	case <-stop: // repointed to the leader: repoint gives pc back
+		return
 	case <-d.ctx.Done():
 		return
 	}
@@ -187,9 +231,12 @@ func (d *dialer) watch(s *slot, pc *pooledConn) {
 		cause = e.Cause
 	}
 	d.mu.Lock()
-	if d.closed {
+	if d.closed || s.pc != pc { // closed, or repointed as pc ended
 		d.mu.Unlock()
 		return
+	}
+	if notLeaderOf(err) != nil {
+		s.clusterOfLocked() // the member lost the queue's leadership: search on redial
 	}
 	s.pc, s.cause, s.lastErr = nil, cause, err
 	d.notifyLocked()
@@ -221,7 +268,7 @@ func (d *dialer) redial(s *slot) {
 		if !d.redialWait(delay, bound, downAt) {
 			return
 		}
-		pc, err := d.open(d.ctx, addr)
+		pc, err := d.redialOnce(s, addr)
 		if err == nil {
 			d.mu.Lock()
 			closed := d.closed

@@ -110,8 +110,13 @@ func (r *ReplyStream) Close() error {
 // openExchange opens an exchange on c to c's dialled path, with the report
 // meta orders on the request, if any.
 func openExchange(ctx context.Context, c *transport.Conn, meta TransferMeta) (*OutgoingTransfer, *ReplyStream, error) {
+	return openExchangeAt(ctx, c, c.Path(), meta)
+}
+
+// openExchangeAt is openExchange to path (the leader query's reserved one).
+func openExchangeAt(ctx context.Context, c *transport.Conn, path string, meta TransferMeta) (*OutgoingTransfer, *ReplyStream, error) {
 	var h wire.Data // on the stack: the transport encodes it without keeping it
-	meta.writeHeader(&h, c.Path())
+	meta.writeHeader(&h, path)
 	report, err := orderReport(c, meta.Report, &h)
 	if err != nil {
 		return nil, nil, err

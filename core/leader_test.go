@@ -131,7 +131,15 @@ func TestRequesterSeesNotLeaderWithTheLeaderAndTerm(t *testing.T) {
 	if err := r.Connect(ctxFor(t), b.URL("/q")); err != nil {
 		t.Fatal(err)
 	}
-	_, err := r.Request(ctxFor(t), []byte("job"), 1024)
+	// A streamed request is not sent again (redirect_request_test.go): the
+	// refusal surfaces as it came.
+	out, reply, err := r.Open(ctxFor(t), weida.TransferMeta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = out.Write([]byte("job"))
+	_, _ = out.Finish()
+	_, err = reply.Recv(ctxFor(t))
 	var nl *weida.NotLeaderError
 	if !errors.Is(err, weida.ErrRejected) || !errors.As(err, &nl) {
 		t.Fatalf("request: %v, want Rejected carrying NOT_LEADER", err)

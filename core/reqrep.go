@@ -79,11 +79,20 @@ func (r *Requester) RequestWith(ctx context.Context, meta TransferMeta, payload 
 	if err := refuseReportOrder(meta); err != nil { // no Cursors come back: order through Open
 		return nil, IncomingMeta{}, err
 	}
-	out, reply, err := r.Open(ctx, meta.whole(len(payload)))
-	if err != nil {
-		return nil, IncomingMeta{}, err
+	var rd redirects // a member's NOT_LEADER: the payload is in hand, so it is sent again to the leader
+	for {
+		out, reply, err := r.Open(ctx, meta.whole(len(payload)))
+		if err != nil {
+			return nil, IncomingMeta{}, err
+		}
+		body, in, err := reqrepExchange(ctx, &r.watches, out, reply, payload, maxReplyBytes)
+		if err == nil {
+			return body, in, nil
+		}
+		if retry, err := r.d.followNotLeader(ctx, out.conn(), err, &rd); !retry {
+			return nil, IncomingMeta{}, err
+		}
 	}
-	return reqrepExchange(ctx, &r.watches, out, reply, payload, maxReplyBytes)
 }
 
 // Close releases the endpoint's connections and stops its redials.
