@@ -84,10 +84,10 @@ func (f *FSM) Apply(l *raft.Log) any {
 	if err != nil {
 		return fmt.Errorf("log index %d: %w", l.Index, err)
 	}
-	return f.applyLocked(e)
+	return f.applyLocked(l.Index, e)
 }
 
-func (f *FSM) applyLocked(e *Entry) any {
+func (f *FSM) applyLocked(index uint64, e *Entry) any {
 	switch e.Kind {
 	case EntryAdmit:
 		m := &Message{Seq: f.nextSeq, Length: e.Length, Topic: e.Topic, ContentType: e.ContentType,
@@ -98,7 +98,7 @@ func (f *FSM) applyLocked(e *Entry) any {
 		if !m.Inline() {
 			f.refs[m.Digest]++
 			if f.bodies != nil {
-				f.bodies.admitted(m.Digest)
+				f.bodies.admitted(index, m.Digest)
 			}
 		}
 		return AdmitResult{Seq: m.Seq}

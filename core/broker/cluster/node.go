@@ -66,8 +66,12 @@ type Group struct {
 	raft    *raft.Raft
 	stores  *GroupStores
 	bodies  *Payloads
+	port    *raftlayer.Group
 	node    *Node
 	leaders chan raft.Observation
+
+	repairMu sync.Mutex
+	lost     *MissingBodyError // a body no member holds, until fetched
 }
 
 // GroupID is the queue id of path (SHA-256 of the path), the name of its
@@ -120,8 +124,9 @@ func StartNode(cfg NodeConfig) (*Node, error) {
 		n.groups[q.Path], n.order = g, append(n.order, g)
 	}
 	for _, g := range n.order {
-		n.wg.Add(1)
+		n.wg.Add(2)
 		go n.watchLeadership(g)
+		go g.repairBodies()
 	}
 	return n, nil
 }
@@ -150,9 +155,12 @@ func (n *Node) startGroup(q Queue, cfg NodeConfig, servers []raft.Server) (*Grou
 	}
 	conf.LocalID = serverID(n.self.Key)
 	conf.Logger = hclog.NewNullLogger()
-	g := &Group{Path: q.Path, Flushed: q.Flushed, FSM: NewFSM(), stores: stores, bodies: bodies, node: n, leaders: make(chan raft.Observation, 16)}
+	g := &Group{Path: q.Path, Flushed: q.Flushed, FSM: NewFSM(), stores: stores, bodies: bodies, port: pg, node: n, leaders: make(chan raft.Observation, 16)}
 	g.FSM.bodies = bodies
 	existing, err := raft.HasExistingState(stores.Log, stores.Stable, stores.Snapshots)
+	if err == nil {
+		stores.Log, err = newBodyLogStore(stores.Log, bodies, g.fetchBody)
+	}
 	if err == nil {
 		g.raft, err = raft.NewRaft(conf, g.FSM, stores.Log, stores.Stable, stores.Snapshots, Transport(pg, 3, rpcTimeout, nil))
 	}
@@ -161,6 +169,7 @@ func (n *Node) startGroup(q Queue, cfg NodeConfig, servers []raft.Server) (*Grou
 		pg.Close()
 		return nil, err
 	}
+	pg.ServeFetch(g.serveFetch)
 	g.raft.RegisterObserver(raft.NewObserver(g.leaders, false, func(o *raft.Observation) bool {
 		_, ok := o.Data.(raft.LeaderObservation)
 		return ok
@@ -187,8 +196,9 @@ func (n *Node) Close() {
 			g.raft.Shutdown().Error()
 			g.stores.Close()
 		}
-		n.wg.Wait()
+		// The port first: a body fetch in flight ends with it.
 		n.port.Close()
+		n.wg.Wait()
 	})
 }
 
@@ -281,6 +291,11 @@ func (g *Group) Propose(ctx context.Context, e Entry) (any, error) {
 	raw, err := e.Encode()
 	if err != nil {
 		return nil, err
+	}
+	if e.Kind == EntryAdmit && e.Length > MaxInlineBody && !g.bodies.Has([32]byte(e.Digest)) {
+		// Every member stores the ADMIT only with its body: the leader
+		// must hold it first (Payloads().NewBody ... Commit).
+		return nil, fmt.Errorf("replicated queue %s: ADMIT of body %x, which this node's payload store lacks", g.Path, e.Digest)
 	}
 	timeout := rpcTimeout
 	if d, ok := ctx.Deadline(); ok {

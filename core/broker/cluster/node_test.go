@@ -3,10 +3,15 @@ package cluster
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
+	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -165,14 +170,110 @@ func TestLeadershipSpreadsOverTheMembers(t *testing.T) {
 	})
 }
 
+// compactBehindSnapshot snapshots g and drops its log behind the
+// snapshot, so a member that lacks the state can only get it by snapshot.
+func compactBehindSnapshot(t *testing.T, g *Group) {
+	t.Helper()
+	if err := g.raft.Snapshot().Error(); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.stores.Log.DeleteRange(1, g.raft.LastIndex()-1); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// restartWiped starts member i again with its key and an empty data
+// folder.
+func (tc *testCluster) restartWiped(t *testing.T, i int, log io.Writer) *Node {
+	t.Helper()
+	pc, err := net.ListenPacket("udp", tc.file.Members[i].Raft)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := NodeConfig{File: tc.file, Identity: tc.ids[i], DataDir: t.TempDir(), RaftConn: pc}
+	if log != nil {
+		cfg.Log = slog.New(slog.NewTextHandler(log, nil))
+	}
+	back, err := StartNode(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(back.Close)
+	return back
+}
+
+// sameState fails unless fsm holds exactly want's live messages.
+func sameState(t *testing.T, fsm, want *FSM) {
+	t.Helper()
+	waitApplied(t, fsm, func() bool { return fsm.Len() == want.Len() && fsm.NextSeq() == want.NextSeq() })
+	for seq := uint64(1); seq < want.NextSeq(); seq++ {
+		m, ok := fsm.Live(seq)
+		w, wok := want.Live(seq)
+		if ok != wok || m.Digest != w.Digest || m.Length != w.Length || !bytes.Equal(m.Body, w.Body) || m.Attempts != w.Attempts {
+			t.Fatalf("seq %d: the member holds %+v (%v), the leader %+v (%v)", seq, m.Digest, ok, w.Digest, wok)
+		}
+	}
+}
+
+// waitMissing waits until p lacks exactly n bodies.
+func waitMissing(t *testing.T, p *Payloads, n int) {
+	t.Helper()
+	for {
+		got, changed := p.Missing()
+		if got == n {
+			return
+		}
+		select {
+		case <-changed:
+		case <-time.After(60 * time.Second):
+			t.Fatalf("the member still lacks %d bodies, want %d", got, n)
+		}
+	}
+}
+
+// Catch-up memory budget: a restoring member holds one snapshot frame
+// (one message, at most 64 KiB) and one fetch buffer at a time, whatever
+// the queue holds; this queue holds more than 4 MiB of bodies.
+const (
+	catchUpInline   = 600 // 4 KiB bodies: in the log, and in the snapshot
+	catchUpStreamed = 40  // 64 KiB bodies: in the payload stores only
+)
+
+// proposeConcurrently proposes es on g from a few goroutines (group commit shares
+// the fsyncs), failing on the first error.
+func proposeConcurrently(t *testing.T, g *Group, es []Entry) {
+	t.Helper()
+	errs := make(chan error, len(es))
+	work := make(chan Entry)
+	for range 8 {
+		go func() {
+			for e := range work {
+				_, err := g.Propose(context.Background(), e)
+				errs <- err
+			}
+		}()
+	}
+	for _, e := range es {
+		work <- e
+	}
+	close(work)
+	for range es {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // A member whose disk was wiped (same key, empty folder) rejoins and
-// catches up by snapshot: the leader compacted its log, so the state can
-// only reach it as a snapshot streamed over the Raft port, and the
-// member's state machine ends equal to the leader's.
+// catches up by snapshot while the queue holds more than the catch-up
+// memory budget: the leader compacted its log, so the state can only
+// reach it as a snapshot streamed over the Raft port; its state machine
+// ends equal to the leader's, and it fetches every streamed body.
 func TestAWipedMemberCatchesUpBySnapshot(t *testing.T) {
 	tc := startCluster(t, 3, "/jobs")
 	tc.waitFor(t, "a leader", func() bool { return tc.leaderOf("/jobs", tc.nodes...) != nil })
 	leader := tc.leaderOf("/jobs", tc.nodes...)
+	g := leader.Group("/jobs")
 	var wiped int
 	for i, n := range tc.nodes {
 		if n != leader {
@@ -181,51 +282,130 @@ func TestAWipedMemberCatchesUpBySnapshot(t *testing.T) {
 		}
 	}
 	tc.nodes[wiped].Close()
-	ctx := context.Background()
-	for i := range 200 {
-		e := admitInline(fmt.Sprintf("message %d", i))
-		if i%10 == 0 {
-			e = admitStreamed(byte(i))
+	var es []Entry
+	held := 0
+	for i := range catchUpInline {
+		body := bytes.Repeat([]byte{byte(i), byte(i >> 8)}, MaxInlineBody/2)
+		d := sha256.Sum256(body)
+		es = append(es, Entry{Kind: EntryAdmit, Digest: d[:], Length: uint64(len(body)), Body: body})
+		held += len(body)
+	}
+	for i := range catchUpStreamed {
+		body := bytes.Repeat([]byte{byte(i), 0xee}, 32<<10)
+		es = append(es, streamedAdmitOf(commitBody(t, g.Payloads(), body), body))
+		held += len(body)
+	}
+	if held <= 4<<20 {
+		t.Fatalf("the queue holds %d bytes, not more than the 4 MiB budget", held)
+	}
+	proposeConcurrently(t, g, es)
+	// Three settled, one of them streamed: neither comes back.
+	var settled []uint64
+	for seq := uint64(1); len(settled) < 3; seq++ {
+		if m, _ := g.FSM.Live(seq); !m.Inline() || len(settled) < 2 {
+			settled = append(settled, seq)
 		}
-		if _, err := leader.Group("/jobs").Propose(ctx, e); err != nil {
-			t.Fatal(err)
-		}
 	}
-	if _, err := leader.Group("/jobs").Propose(ctx, Entry{Kind: EntrySettle, Seqs: []uint64{1, 2, 3}}); err != nil {
+	if _, err := g.Propose(context.Background(), Entry{Kind: EntrySettle, Seqs: settled}); err != nil {
 		t.Fatal(err)
 	}
-	g := leader.Group("/jobs")
-	if err := g.raft.Snapshot().Error(); err != nil {
-		t.Fatal(err)
-	}
-	// Only the snapshot holds what came before: drop the log behind it.
-	if err := g.stores.Log.DeleteRange(1, g.raft.LastIndex()-1); err != nil {
-		t.Fatal(err)
-	}
+	compactBehindSnapshot(t, g)
 
-	pc, err := net.ListenPacket("udp", tc.file.Members[wiped].Raft)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := StartNode(NodeConfig{File: tc.file, Identity: tc.ids[wiped], DataDir: t.TempDir(), RaftConn: pc})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(back.Close)
-	fsm := back.Group("/jobs").FSM
-	want := leader.Group("/jobs").FSM
-	for fsm.Len() != want.Len() || fsm.NextSeq() != want.NextSeq() {
-		ch, _ := fsm.Changed()
-		select {
-		case <-ch:
-		case <-time.After(60 * time.Second):
-			t.Fatalf("the wiped member holds %d messages (next %d), the leader %d (next %d)", fsm.Len(), fsm.NextSeq(), want.Len(), want.NextSeq())
+	back := tc.restartWiped(t, wiped, nil)
+	bg := back.Group("/jobs")
+	sameState(t, bg.FSM, g.FSM)
+	waitMissing(t, bg.Payloads(), 0)
+	for seq := uint64(1); seq < g.FSM.NextSeq(); seq++ {
+		m, ok := g.FSM.Live(seq)
+		if !ok || m.Inline() {
+			continue
+		}
+		want, _ := readBody(g.Payloads(), m.Digest)
+		if got, err := readBody(bg.Payloads(), m.Digest); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("seq %d: the wiped member read %d bytes of its body, %v", seq, len(got), err)
 		}
 	}
-	if m, ok := fsm.Live(11); !ok || m.Inline() || m.Digest != [32]byte(bytes.Repeat([]byte{10}, 32)) {
-		t.Fatalf("a streamed message restored as %+v, %v", m, ok)
+	if err := bg.MissingBodies(); err != nil {
+		t.Fatal(err)
 	}
-	if _, ok := fsm.Live(2); ok {
-		t.Fatal("a settled message came back in the snapshot")
+	for _, seq := range settled {
+		if _, ok := bg.FSM.Live(seq); ok {
+			t.Fatalf("settled message %d came back in the snapshot", seq)
+		}
 	}
+}
+
+// A committed ADMIT whose body no member holds any more is a corrupt
+// store: the member that needs it says so, naming the digest, and never
+// drops the message.
+func TestABodyNoMemberHoldsIsNamedCorrupt(t *testing.T) {
+	tc := startCluster(t, 3, "/jobs")
+	tc.waitFor(t, "a leader", func() bool { return tc.leaderOf("/jobs", tc.nodes...) != nil })
+	leader := tc.leaderOf("/jobs", tc.nodes...)
+	g := leader.Group("/jobs")
+	body := bigBody(20)
+	d := commitBody(t, g.Payloads(), body)
+	res, err := g.Propose(context.Background(), streamedAdmitOf(d, body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq := res.(AdmitResult).Seq
+	wiped := -1
+	for i, n := range tc.nodes {
+		fg := n.Group("/jobs")
+		waitApplied(t, fg.FSM, func() bool { _, ok := fg.FSM.Live(seq); return ok })
+		if n != leader && wiped < 0 {
+			wiped = i
+		}
+	}
+	tc.nodes[wiped].Close()
+	// Every copy lost (a disk fault on each member).
+	for i, n := range tc.nodes {
+		if i != wiped {
+			if err := os.Remove(n.Group("/jobs").Payloads().path(d)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	compactBehindSnapshot(t, g)
+	logged := newLogSink(fmt.Sprintf("%x", d))
+	back := tc.restartWiped(t, wiped, logged)
+	bg := back.Group("/jobs")
+	sameState(t, bg.FSM, g.FSM)
+	select {
+	case <-logged.seen:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the member never said which body it could not fetch")
+	}
+	var lost *MissingBodyError
+	if err := bg.MissingBodies(); !errors.As(err, &lost) || lost.Digest != d || !strings.Contains(err.Error(), "corrupt store") {
+		t.Fatalf("MissingBodies = %v, want the corrupt store naming %x", err, d)
+	}
+	if _, ok := bg.FSM.Live(seq); !ok {
+		t.Fatal("the message whose body is lost was dropped")
+	}
+	if _, err := bg.Payloads().Open(d); err == nil {
+		t.Fatal("a body no member holds opened")
+	}
+}
+
+// logSink is a log that closes seen once a line holds want.
+type logSink struct {
+	mu   sync.Mutex
+	b    bytes.Buffer
+	want string
+	seen chan struct{}
+}
+
+func newLogSink(want string) *logSink { return &logSink{want: want, seen: make(chan struct{})} }
+
+func (l *logSink) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	had := strings.Contains(l.b.String(), l.want)
+	n, err := l.b.Write(p)
+	if !had && strings.Contains(l.b.String(), l.want) {
+		close(l.seen)
+	}
+	return n, err
 }

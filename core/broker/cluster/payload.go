@@ -24,21 +24,30 @@ import (
 // open. A flushed group's Commit returns only once the file and its
 // directory entry are fsynced.
 //
-// Which bodies are live is the FSM's to say (its references). A body is
-// deleted when a SETTLE applied on this member frees it, unless it is
-// pinned: a Commit pins its body until an ADMIT naming it is applied here
-// (or Release is called), so a body committed for an ADMIT not yet in the
-// log cannot be deleted under it by the settlement of an older message
-// with the same bytes.
+// Which bodies are live is the FSM's to say (it tells the store at each
+// apply and restore). A body that is not live is deleted unless an ADMIT
+// may still come to name it: a Commit pins its body until the ADMIT it
+// was made for is stored in this member's log (or Release), and an ADMIT
+// stored in the log holds its body until it is applied or cut from the
+// log. So the settlement of an older message with the same bytes never
+// deletes a body under a newer one, and deletion never comes before the
+// SETTLE that freed the body is applied.
 type Payloads struct {
 	fs      store.FS
 	root    string // <group>/payload
 	tmp     string // <group>/payload/tmp
 	flushed bool
 
-	mu     sync.Mutex
-	pins   map[[32]byte]int
-	synced map[[32]byte]bool // file and directory entry known fsynced
+	mu      sync.Mutex
+	pins    map[[32]byte]int    // Commits whose ADMIT is not stored yet
+	holds   map[uint64][32]byte // log index of a stored, unapplied ADMIT → its body
+	held    map[[32]byte]int    // holds per body
+	live    map[[32]byte]bool   // a live message refers to it (the FSM's references)
+	synced  map[[32]byte]bool   // file and directory entry known fsynced
+	missing map[[32]byte]uint64 // bodies the state needs and the store lacks → length
+	wake    chan struct{}       // the repair's: a body went missing
+	// missingChanged is closed and replaced whenever missing changes.
+	missingChanged chan struct{}
 }
 
 // payloadWriteBuffer batches a stream's small writes into fewer write(2)s.
@@ -51,7 +60,9 @@ func OpenPayloads(fsys store.FS, dir string, flushed bool) (*Payloads, error) {
 		fsys = store.OSFS{}
 	}
 	p := &Payloads{fs: fsys, root: dir, tmp: filepath.Join(dir, "tmp"), flushed: flushed,
-		pins: map[[32]byte]int{}, synced: map[[32]byte]bool{}}
+		pins: map[[32]byte]int{}, holds: map[uint64][32]byte{}, held: map[[32]byte]int{}, live: map[[32]byte]bool{},
+		synced: map[[32]byte]bool{}, missing: map[[32]byte]uint64{}, wake: make(chan struct{}, 1),
+		missingChanged: make(chan struct{})}
 	if err := fsys.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("payload store %s: %w", dir, err)
 	}
@@ -257,6 +268,7 @@ func (p *Payloads) Release(digest [32]byte) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.unpinLocked(digest)
+	p.dropIfUnusedLocked(digest)
 }
 
 func (p *Payloads) unpinLocked(d [32]byte) {
@@ -267,26 +279,92 @@ func (p *Payloads) unpinLocked(d [32]byte) {
 	}
 }
 
-// admitted is called by the FSM when it applies an ADMIT of a streamed
-// body: the live message now keeps the body, and one pin is done.
-func (p *Payloads) admitted(d [32]byte) {
+// hold records that the ADMIT at log index names body d, once the body is
+// here; false when it is not (the caller fetches it and holds again). A
+// Commit's pin of d becomes the hold.
+func (p *Payloads) hold(index uint64, d [32]byte) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.unpinLocked(d)
+	if had, ok := p.holds[index]; ok {
+		if had == d {
+			return true
+		}
+		p.unholdLocked(index, had)
+	}
+	if !p.existsLocked(d) {
+		return false
+	}
+	if p.pins[d] > 0 {
+		p.unpinLocked(d)
+	}
+	p.holds[index] = d
+	p.held[d]++
+	return true
+}
+
+// holdStored holds d for an ADMIT found in the log at open, whether or
+// not the body is here: one it lacks is missing, for the repair to fetch.
+func (p *Payloads) holdStored(index uint64, d [32]byte, length uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.holds[index] = d
+	p.held[d]++
+	p.noteMissingLocked(d, length)
+}
+
+func (p *Payloads) unholdLocked(index uint64, d [32]byte) {
+	delete(p.holds, index)
+	if p.held[d] > 1 {
+		p.held[d]--
+	} else {
+		delete(p.held, d)
+	}
+	p.dropIfUnusedLocked(d)
+}
+
+// releaseHolds ends the holds of log indexes min to max: entries cut from
+// the log (a divergent suffix, or a prefix compacted after a snapshot).
+func (p *Payloads) releaseHolds(lo, hi uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for index, d := range p.holds {
+		if index >= lo && index <= hi {
+			p.unholdLocked(index, d)
+		}
+	}
+}
+
+// dropIfUnusedLocked deletes d when no live message refers to it and no
+// ADMIT may come to. A failed delete leaves a file nothing names (space,
+// not a wrong answer).
+func (p *Payloads) dropIfUnusedLocked(d [32]byte) {
+	if p.live[d] || p.pins[d] > 0 || p.held[d] > 0 {
+		return
+	}
+	delete(p.synced, d)
+	p.fs.Remove(p.path(d))
+}
+
+// admitted is called by the FSM when it applies the ADMIT at index of a
+// streamed body: the live message keeps the body from now on.
+func (p *Payloads) admitted(index uint64, d [32]byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.live[d] = true
+	if p.holds[index] == d {
+		p.unholdLocked(index, d)
+	}
 }
 
 // freed is called by the FSM, after applying a SETTLE, with the bodies no
-// live message refers to any more: each not pinned is deleted. A failed
-// delete leaves a file nothing names (space, not a wrong answer).
+// live message refers to any more.
 func (p *Payloads) freed(ds [][32]byte) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, d := range ds {
-		if p.pins[d] > 0 {
-			continue
-		}
-		delete(p.synced, d)
-		p.fs.Remove(p.path(d))
+		p.forgetMissingLocked(d)
+		delete(p.live, d)
+		p.dropIfUnusedLocked(d)
 	}
 }
 
@@ -294,7 +372,9 @@ func (p *Payloads) freed(ds [][32]byte) {
 // the end it returns io.EOF only when the bytes hash to digest and are as
 // many as the file held when opened; otherwise an error naming the
 // digest.
-func (p *Payloads) Open(digest [32]byte) (io.ReadCloser, error) {
+func (p *Payloads) Open(digest [32]byte) (io.ReadCloser, error) { return p.open(digest) }
+
+func (p *Payloads) open(digest [32]byte) (*verifiedBody, error) {
 	path := p.path(digest)
 	f, err := p.fs.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {

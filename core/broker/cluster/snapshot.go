@@ -149,10 +149,21 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 		return fmt.Errorf("snapshot: data after its %d messages", hdr.Count)
 	}
 	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.nextSeq, f.live, f.refs = next.nextSeq, next.live, next.refs
 	f.noteAppliedLocked()
-	f.mu.Unlock()
-	return nil
+	if f.bodies == nil {
+		return nil
+	}
+	// The payload store follows: bodies of the old state go, the new
+	// state's it lacks are fetched.
+	streamed := make(map[[32]byte]uint64, len(f.refs))
+	for _, m := range f.live {
+		if !m.Inline() {
+			streamed[m.Digest] = m.Length
+		}
+	}
+	return f.bodies.restored(streamed)
 }
 
 // message checks a snapshot record by the ADMIT entry's rules.

@@ -6,6 +6,8 @@ import (
 	"net"
 	"sync"
 	"time"
+
+	"github.com/quic-go/quic-go"
 )
 
 // Group is one Raft group's stream layer: a net.Listener of the streams
@@ -20,6 +22,8 @@ type Group struct {
 
 	mu     sync.Mutex // orders offer against shut, so no stream is left queued
 	closed bool
+	// fetch serves the group's fetch streams (nil: they are reset).
+	fetch func(*Stream)
 }
 
 // Group registers the group id on the node. Streams naming an id no group
@@ -80,25 +84,65 @@ func (g *Group) shut() {
 // Addr is the node's Raft address.
 func (g *Group) Addr() net.Addr { return g.node.Addr() }
 
-// Dial opens a stream for this group to the member at address.
+// Dial opens a Raft stream for this group to the member at address.
 func (g *Group) Dial(address string, timeout time.Duration) (net.Conn, error) {
-	ctx, cancel := context.WithTimeout(g.node.ctx, timeout)
-	defer cancel()
-	c, err := g.node.connTo(ctx, address)
+	s, err := g.dial(KindRaft, address, timeout)
 	if err != nil {
 		return nil, err
 	}
-	s, err := c.OpenStreamSync(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("raft port: opening a stream to %s: %w", address, err)
+	return s.streamConn, nil
+}
+
+// DialFetch opens a fetch stream for this group to the member at address.
+func (g *Group) DialFetch(address string, timeout time.Duration) (*Stream, error) {
+	return g.dial(KindFetch, address, timeout)
+}
+
+func (g *Group) dial(kind StreamKind, address string, timeout time.Duration) (*Stream, error) {
+	ctx, cancel := context.WithTimeout(g.node.ctx, timeout)
+	defer cancel()
+	var c *quic.Conn
+	var s *quic.Stream
+	for attempt := 0; ; attempt++ {
+		var err error
+		if c, err = g.node.connTo(ctx, address); err != nil {
+			return nil, err
+		}
+		if s, err = c.OpenStreamSync(ctx); err == nil {
+			break
+		}
+		// A connection that ended a moment ago may still be the one
+		// connTo knows: forget it and dial afresh, once.
+		if attempt > 0 || ctx.Err() != nil {
+			return nil, fmt.Errorf("raft port: opening a stream to %s: %w", address, err)
+		}
+		g.node.forget(c)
 	}
 	pre := make([]byte, 0, streamPreambleLen)
-	pre = append(append(pre, preambleVersion), g.id[:]...)
+	pre = append(append(pre, byte(kind)), g.id[:]...)
 	if _, err := s.Write(pre); err != nil {
 		reset(s, codeClosed)
 		return nil, fmt.Errorf("raft port: writing to %s: %w", address, err)
 	}
-	return streamConn{Stream: s, conn: c}, nil
+	return &Stream{streamConn: streamConn{Stream: s, conn: c}, peer: g.node.cfg.Members[address]}, nil
+}
+
+// ServeFetch has h serve every fetch stream members open for this group,
+// each on its own goroutine; the stream is h's to close. Before it is
+// called, fetch streams are reset.
+func (g *Group) ServeFetch(h func(*Stream)) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.fetch = h
+}
+
+func (g *Group) fetchHandler() func(*Stream) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return nil
+	}
+	return g.fetch
 }
 
 // offer queues c for Accept; false when the backlog is full or the group

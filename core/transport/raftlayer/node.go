@@ -27,6 +27,7 @@ const (
 	closeShutdown     quic.ApplicationErrorCode = 0
 	closeFileDiffers  quic.ApplicationErrorCode = 1
 	closeBadHello     quic.ApplicationErrorCode = 2
+	closeBadFrame     quic.ApplicationErrorCode = 3
 	preambleVersion                             = 0
 	groupIDBytes                                = 32
 	digestBytes                                 = 32
@@ -234,6 +235,17 @@ func (n *Node) adopt(peer identity.Fingerprint, c *quic.Conn) {
 	}()
 }
 
+// forget drops c from the connections Dial uses, once it has failed.
+func (n *Node) forget(c *quic.Conn) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for key, known := range n.conns {
+		if known == c {
+			delete(n.conns, key)
+		}
+	}
+}
+
 // serveStreams hands each stream of c to the group its preamble names.
 func (n *Node) serveStreams(c *quic.Conn) {
 	for {
@@ -252,7 +264,7 @@ func (n *Node) serveStreams(c *quic.Conn) {
 func (n *Node) route(c *quic.Conn, s *quic.Stream) {
 	var pre [streamPreambleLen]byte
 	s.SetReadDeadline(time.Now().Add(preambleTimeout))
-	if _, err := io.ReadFull(s, pre[:]); err != nil || pre[0] != preambleVersion {
+	if _, err := io.ReadFull(s, pre[:]); err != nil || StreamKind(pre[0]) > KindFetch {
 		reset(s, codeBadPreamble)
 		return
 	}
@@ -264,6 +276,16 @@ func (n *Node) route(c *quic.Conn, s *quic.Stream) {
 	n.mu.Unlock()
 	if g == nil {
 		reset(s, codeUnknownGroup)
+		return
+	}
+	if StreamKind(pre[0]) == KindFetch {
+		h := g.fetchHandler()
+		if h == nil {
+			reset(s, codeUnknownGroup)
+			return
+		}
+		peer, _ := identity.PeerFingerprint(c.ConnectionState().TLS)
+		h(&Stream{streamConn: streamConn{Stream: s, conn: c}, peer: peer})
 		return
 	}
 	if !g.offer(streamConn{Stream: s, conn: c}) {

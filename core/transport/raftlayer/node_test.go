@@ -2,6 +2,7 @@ package raftlayer
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"log/slog"
@@ -220,5 +221,83 @@ func TestMembersThatReadDifferentFilesRefuseEachOther(t *testing.T) {
 	}
 	if !strings.Contains(blog.String(), tn[0].id.Fingerprint().String()) {
 		t.Fatalf("the log does not name the member: %s", blog.String())
+	}
+}
+
+// A fetch stream reaches the group's fetch handler, which knows the key
+// at the other end, never Accept; without a handler it is reset; a
+// handler may close the whole connection of a member that misbehaves.
+func TestFetchStreamsReachTheirHandler(t *testing.T) {
+	tn := newTestNodes(t, 3)
+	members := membersOf(tn)
+	a, b := serve(t, tn[0], members, 7, nil), serve(t, tn[1], members, 7, nil)
+	ag, bg := group(t, a, 1), group(t, b, 1)
+	s, err := ag.DialFetch(tn[1].addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Read(make([]byte, 1))
+	var se *quic.StreamError
+	if !errors.As(err, &se) || se.ErrorCode != codeUnknownGroup {
+		t.Fatalf("a fetch stream with no handler: %v, want a reset with code %d", err, codeUnknownGroup)
+	}
+	peers := make(chan identity.Fingerprint, 1)
+	bg.ServeFetch(func(s *Stream) {
+		peers <- s.Peer()
+		buf := make([]byte, 4)
+		if _, err := io.ReadFull(s, buf); err == nil && string(buf) == "ping" {
+			s.Write([]byte("pong"))
+			s.Close()
+			return
+		}
+		s.CloseConnection("not a ping")
+	})
+	s, err = ag.DialFetch(tn[1].addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Peer() != tn[1].id.Fingerprint() {
+		t.Fatalf("the dialler's stream names %s", s.Peer())
+	}
+	s.Write([]byte("ping"))
+	if got, err := io.ReadAll(s); err != nil || string(got) != "pong" {
+		t.Fatalf("read %q, %v", got, err)
+	}
+	if p := <-peers; p != tn[0].id.Fingerprint() {
+		t.Fatalf("the handler saw %s, want the dialler's key", p)
+	}
+	select {
+	case c := <-bg.accept:
+		t.Fatalf("a fetch stream reached Accept: %v", c.RemoteAddr())
+	default:
+	}
+	s, err = ag.DialFetch(tn[1].addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Write([]byte("pang"))
+	<-peers
+	<-s.ConnectionContext().Done()
+	var ae *quic.ApplicationError
+	if err := context.Cause(s.ConnectionContext()); !errors.As(err, &ae) || ae.ErrorCode != closeBadFrame {
+		t.Fatalf("the connection ended with %v, want code %d", err, closeBadFrame)
+	}
+	// The next stream redials.
+	roundTrip(t, ag, bg, tn[1].addr)
+}
+
+func TestAStreamOfAnUnknownKindIsReset(t *testing.T) {
+	tn := newTestNodes(t, 3)
+	members := membersOf(tn)
+	a, b := serve(t, tn[0], members, 7, nil), serve(t, tn[1], members, 7, nil)
+	group(t, b, 1)
+	s, err := group(t, a, 1).dial(KindFetch+1, tn[1].addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Read(make([]byte, 1))
+	var se *quic.StreamError
+	if !errors.As(err, &se) || se.ErrorCode != codeBadPreamble {
+		t.Fatalf("a stream of an unknown kind: %v, want a reset with code %d", err, codeBadPreamble)
 	}
 }

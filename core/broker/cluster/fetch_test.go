@@ -1,0 +1,293 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/quic-go/quic-go"
+
+	"github.com/weida-go/weida/core/identity"
+	"github.com/weida-go/weida/core/transport/raftlayer"
+)
+
+func fetchAnswer(status byte, length uint64, body []byte) []byte {
+	out := []byte{status}
+	if status == fetchFound {
+		out = binary.LittleEndian.AppendUint64(out, length)
+		out = append(out, body...)
+	}
+	return out
+}
+
+// limitedWriter fails the test when more than max bytes reach it.
+type limitedWriter struct {
+	t   testing.TB
+	max int
+	bytes.Buffer
+}
+
+func (w *limitedWriter) Write(p []byte) (int, error) {
+	if w.Len()+len(p) > w.max {
+		w.t.Fatalf("the answer's reader wrote %d bytes, past the ADMIT's %d", w.Len()+len(p), w.max)
+	}
+	return w.Buffer.Write(p)
+}
+
+func TestFetchAnswers(t *testing.T) {
+	body := bigBody(1)
+	d := sha256.Sum256(body)
+	n := uint64(len(body))
+	other := append(bytes.Clone(body[:len(body)-1]), 'x')
+	for _, tc := range []struct {
+		name   string
+		answer []byte
+		want   error // nil: the body
+	}{
+		{"the body", fetchAnswer(fetchFound, n, body), nil},
+		{"unknown", []byte{fetchUnknown}, errFetchUnknown},
+		{"unknown and more", []byte{fetchUnknown, 0}, errFetchMalformed},
+		{"another digest", fetchAnswer(fetchFound, n, other), errFetchMalformed},
+		{"another length", fetchAnswer(fetchFound, n+1, append(bytes.Clone(body), 'x')), errFetchMalformed},
+		{"runs past its length", fetchAnswer(fetchFound, n, append(bytes.Clone(body), 'x')), errFetchMalformed},
+		{"ends early", fetchAnswer(fetchFound, n, body[:100]), io.ErrUnexpectedEOF},
+		{"a status no version has", []byte{7}, errFetchMalformed},
+		{"a header cut short", []byte{fetchFound, 1, 2}, io.ErrUnexpectedEOF},
+		{"nothing", nil, io.EOF},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := &limitedWriter{t: t, max: len(body)}
+			err := readFetchAnswer(bytes.NewReader(tc.answer), d, n, w)
+			switch {
+			case tc.want == nil && (err != nil || !bytes.Equal(w.Bytes(), body)):
+				t.Fatalf("read %d bytes, %v", w.Len(), err)
+			case tc.want != nil && !errors.Is(err, tc.want):
+				t.Fatalf("err = %v, want %v", err, tc.want)
+			}
+		})
+	}
+	if _, err := decodeFetchRequest(encodeFetchRequest(d)); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range [][]byte{nil, {0}, append(encodeFetchRequest(d), 0), append([]byte{1}, d[:]...)} {
+		if _, err := decodeFetchRequest(bad); !errors.Is(err, errFetchMalformed) {
+			t.Fatalf("request % x: %v", bad[:min(len(bad), 4)], err)
+		}
+	}
+}
+
+func FuzzFetchRequest(f *testing.F) {
+	f.Add(encodeFetchRequest(sha256.Sum256([]byte("x"))))
+	f.Add([]byte{1, 2, 3})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d, err := decodeFetchRequest(b)
+		if err == nil && !bytes.Equal(encodeFetchRequest(d), b) {
+			t.Fatalf("% x decoded to %x, which encodes otherwise", b, d)
+		}
+	})
+}
+
+// Whatever a member answers, the reader writes no more than the ADMIT's
+// length, and succeeds only with the body that hashes to the digest.
+func FuzzFetchAnswer(f *testing.F) {
+	body := []byte("the body a member asked for, short here")
+	f.Add(fetchAnswer(fetchFound, uint64(len(body)), body), uint64(len(body)))
+	f.Add([]byte{fetchUnknown}, uint64(10))
+	f.Add(fetchAnswer(fetchFound, 3, []byte("abcd")), uint64(3))
+	d := sha256.Sum256(body)
+	f.Fuzz(func(t *testing.T, answer []byte, length uint64) {
+		length %= 1 << 20
+		w := &limitedWriter{t: t, max: int(length)}
+		err := readFetchAnswer(bytes.NewReader(answer), d, length, w)
+		if err == nil && !bytes.Equal(w.Bytes(), body) {
+			t.Fatalf("accepted %q as the body of %x", w.Bytes(), d)
+		}
+	})
+}
+
+func waitApplied(t *testing.T, fsm *FSM, cond func() bool) {
+	t.Helper()
+	for !cond() {
+		ch, _ := fsm.Changed()
+		if cond() {
+			return
+		}
+		select {
+		case <-ch:
+		case <-time.After(60 * time.Second):
+			t.Fatal("the state machine never got there")
+		}
+	}
+}
+
+// A streamed body reaches every member with its ADMIT: a follower that
+// applied the ADMIT reads the body whole from its own store, and the
+// SETTLE that frees it deletes it there too.
+func TestStreamedBodiesReachEveryMember(t *testing.T) {
+	tc := startCluster(t, 3, "/jobs")
+	tc.waitFor(t, "a leader", func() bool { return tc.leaderOf("/jobs", tc.nodes...) != nil })
+	g := tc.leaderOf("/jobs", tc.nodes...).Group("/jobs")
+	body := bigBody(11)
+	d := commitBody(t, g.Payloads(), body)
+	res, err := g.Propose(t.Context(), streamedAdmitOf(d, body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq := res.(AdmitResult).Seq
+	for _, n := range tc.nodes {
+		fg := n.Group("/jobs")
+		waitApplied(t, fg.FSM, func() bool { _, ok := fg.FSM.Live(seq); return ok })
+		if got, err := readBody(fg.Payloads(), d); err != nil || !bytes.Equal(got, body) {
+			t.Fatalf("member %s read %d bytes of the body, %v", n.self.Key, len(got), err)
+		}
+	}
+	if _, err := g.Propose(t.Context(), Entry{Kind: EntrySettle, Seqs: []uint64{seq}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range tc.nodes {
+		fg := n.Group("/jobs")
+		waitApplied(t, fg.FSM, func() bool { _, ok := fg.FSM.Live(seq); return !ok })
+		if fg.Payloads().Has(d) {
+			t.Fatalf("member %s kept a settled body", n.self.Key)
+		}
+	}
+	// An ADMIT of a body the leader lacks is refused before the log.
+	missing := sha256.Sum256([]byte("never written"))
+	if _, err := g.Propose(t.Context(), streamedAdmitOf(missing, bigBody(12))); err == nil || !strings.Contains(err.Error(), "lacks") {
+		t.Fatalf("an ADMIT of a body the leader lacks: %v", err)
+	}
+}
+
+// impostor replaces member i of a running cluster by a bare Raft port
+// with its key, which speaks the fetch protocol as a test tells it to.
+func (tc *testCluster) impostor(t *testing.T, i int, path string) (*raftlayer.Node, *raftlayer.Group) {
+	t.Helper()
+	tc.nodes[i].Close()
+	pc, err := net.ListenPacket("udp", tc.file.Members[i].Raft)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := raftlayer.Config{Identity: tc.ids[i], Digest: tc.file.digest, Members: map[string]identity.Fingerprint{}}
+	for _, m := range tc.file.Members {
+		cfg.Members[m.Raft] = m.Key
+	}
+	port, err := raftlayer.Serve(pc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { port.Close() })
+	g, err := port.Group(GroupID(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc.nodes = append(tc.nodes[:i:i], tc.nodes[i+1:]...)
+	return port, g
+}
+
+// connectionClosedBadFrame reports whether err is the end of a connection
+// closed for a malformed frame.
+func connectionClosedBadFrame(err error) bool {
+	var ae *quic.ApplicationError
+	return errors.As(err, &ae) && ae.ErrorCode == 3
+}
+
+// A member that sends a malformed fetch request has its connection
+// closed; one that answers with a wrong, short, long or garbled body
+// does too, and the asker keeps nothing of it. The queue goes on.
+func TestMalformedFetchesCloseThePeersConnection(t *testing.T) {
+	tc := startCluster(t, 3, "/jobs")
+	_, fake := tc.impostor(t, 2, "/jobs")
+	tc.waitFor(t, "a leader", func() bool { return tc.leaderOf("/jobs", tc.nodes...) != nil })
+	leader := tc.leaderOf("/jobs", tc.nodes...)
+	lg := leader.Group("/jobs")
+	body := bigBody(13)
+	d := sha256.Sum256(body)
+
+	for _, req := range [][]byte{{9}, append(encodeFetchRequest(d), 0), append([]byte{1}, d[:]...), nil} {
+		s, err := fake.DialFetch(leader.self.Raft, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Write(req)
+		s.Stream.Close()
+		_, err = io.ReadAll(s)
+		if !connectionClosedBadFrame(err) {
+			t.Fatalf("a request of % x: read %v, want the connection closed with code 3", req, err)
+		}
+	}
+
+	// The network is no happens-before edge the race detector sees.
+	var answer atomic.Pointer[[]byte]
+	ended := make(chan error, 1)
+	fake.ServeFetch(func(s *raftlayer.Stream) {
+		defer s.Close()
+		io.ReadFull(s, make([]byte, fetchRequestLen))
+		s.Write(*answer.Load())
+		s.Stream.Close()
+		// Until the asker closes the connection.
+		ctx := s.ConnectionContext()
+		select {
+		case <-ctx.Done():
+			ended <- context.Cause(ctx)
+		case <-time.After(30 * time.Second):
+			ended <- errors.New("the connection is still open after 30 s")
+		}
+	})
+	n := uint64(len(body))
+	for name, a := range map[string][]byte{
+		"another digest":       fetchAnswer(fetchFound, n, append(bytes.Clone(body[:len(body)-1]), 'x')),
+		"runs past its length": fetchAnswer(fetchFound, n, append(bytes.Clone(body), 'x')),
+		"another length":       fetchAnswer(fetchFound, n-1, body[:n-1]),
+		"a garbled status":     {0xff, 0, 0},
+	} {
+		answer.Store(&a)
+		err := lg.fetchOnce(tc.file.Members[2].Raft, d, n)
+		if !errors.Is(err, errFetchMalformed) {
+			t.Fatalf("%s: fetch = %v, want malformed", name, err)
+		}
+		if err := <-ended; !connectionClosedBadFrame(err) {
+			t.Fatalf("%s: the answering member's stream ended with %v, want its connection closed with code 3", name, err)
+		}
+		if lg.Payloads().Has(d) {
+			t.Fatalf("%s: the asker kept the body", name)
+		}
+		if tmp, _ := os.ReadDir(lg.Payloads().tmp); len(tmp) != 0 {
+			t.Fatalf("%s: the asker kept %d temp files", name, len(tmp))
+		}
+	}
+
+	// The queue was not touched, and goes on.
+	if lg.FSM.Len() != 0 {
+		t.Fatalf("the queue holds %d messages", lg.FSM.Len())
+	}
+	commitBody(t, lg.Payloads(), body)
+	if _, err := lg.Propose(t.Context(), streamedAdmitOf(d, body)); err != nil {
+		t.Fatal(err)
+	}
+
+	// A body no member holds is named as such.
+	answer.Store(&[]byte{fetchUnknown})
+	go func() {
+		for range ended {
+		}
+	}()
+	follower := tc.nodes[0]
+	if follower == leader {
+		follower = tc.nodes[1]
+	}
+	lost := sha256.Sum256([]byte("nobody has this"))
+	var missing *MissingBodyError
+	if err := follower.Group("/jobs").fetchBody(lost, MaxInlineBody+1); !errors.As(err, &missing) || missing.Digest != lost ||
+		!strings.Contains(err.Error(), "corrupt store") {
+		t.Fatalf("fetching a body no member holds: %v", err)
+	}
+}

@@ -1,0 +1,177 @@
+package cluster
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+)
+
+// Bodies the state needs and the store lacks (a member restored from a
+// snapshot, or whose written-durability body a power cut took) are
+// fetched by the group's repair goroutine; until then reading one fails
+// naming its digest.
+
+// Backoff of a repair whose fetch failed.
+const (
+	repairBackoffMin = 100 * time.Millisecond
+	repairBackoffMax = 5 * time.Second
+)
+
+// noteMissingLocked records that the state needs body d, unless the
+// store has it, and wakes the repair.
+func (p *Payloads) noteMissingLocked(d [32]byte, length uint64) {
+	if p.existsLocked(d) {
+		return
+	}
+	if _, had := p.missing[d]; !had {
+		p.missing[d] = length
+		p.noteMissingChangedLocked()
+	}
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (p *Payloads) forgetMissingLocked(d [32]byte) {
+	if _, had := p.missing[d]; had {
+		delete(p.missing, d)
+		p.noteMissingChangedLocked()
+	}
+}
+
+func (p *Payloads) noteMissingChangedLocked() {
+	close(p.missingChanged)
+	p.missingChanged = make(chan struct{})
+}
+
+// Missing returns how many bodies the state needs that this member has
+// yet to fetch, and a channel closed when that changes.
+func (p *Payloads) Missing() (int, <-chan struct{}) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.missing), p.missingChanged
+}
+
+func (p *Payloads) missingNow() map[[32]byte]uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make(map[[32]byte]uint64, len(p.missing))
+	for d, n := range p.missing {
+		out[d] = n
+	}
+	return out
+}
+
+// restored makes the store follow a state restored from a snapshot, whose
+// streamed bodies are live (digest → length): every other body not pinned
+// or held is deleted, and each live one the store lacks is missing.
+func (p *Payloads) restored(live map[[32]byte]uint64) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	clear(p.live)
+	for d := range live {
+		p.live[d] = true
+	}
+	for i := range 256 {
+		dir := filepath.Join(p.root, fmt.Sprintf("%02x", i))
+		entries, err := p.fs.ReadDir(dir)
+		if err != nil {
+			return fmt.Errorf("payload store: %w", err)
+		}
+		for _, e := range entries {
+			var d [32]byte
+			if n, err := hex.Decode(d[:], []byte(e.Name())); err != nil || n != 32 {
+				continue
+			}
+			p.dropIfUnusedLocked(d)
+		}
+	}
+	for d, length := range live {
+		p.noteMissingLocked(d, length)
+	}
+	return nil
+}
+
+// MissingBodies is nil when this member holds every body its state needs;
+// else an error naming the count and one digest: a *MissingBodyError
+// (a corrupt store) once every member has answered that it lacks it.
+func (g *Group) MissingBodies() error {
+	g.repairMu.Lock()
+	lost := g.lost
+	g.repairMu.Unlock()
+	if lost != nil {
+		return lost
+	}
+	for d := range g.bodies.missingNow() {
+		n, _ := g.bodies.Missing()
+		return fmt.Errorf("replicated queue %s: %d bodies still to fetch, body %x among them", g.Path, n, d)
+	}
+	return nil
+}
+
+// repairBodies fetches the missing bodies whenever there are some, until
+// the node stops, backing off while fetches fail.
+func (g *Group) repairBodies() {
+	defer g.node.wg.Done()
+	backoff := repairBackoffMin
+	for {
+		select {
+		case <-g.node.stop:
+			return
+		case <-g.bodies.wake:
+		}
+		for len(g.bodies.missingNow()) > 0 {
+			if g.repairOnce() {
+				backoff = repairBackoffMin
+				continue
+			}
+			t := time.NewTimer(backoff)
+			select {
+			case <-g.node.stop:
+				t.Stop()
+				return
+			case <-t.C:
+			}
+			backoff = min(2*backoff, repairBackoffMax)
+		}
+	}
+}
+
+// repairOnce tries each missing body once; true when all were fetched.
+func (g *Group) repairOnce() bool {
+	ok := true
+	for d, length := range g.bodies.missingNow() {
+		err := g.fetchBody(d, length)
+		if err != nil {
+			ok = false
+			var lost *MissingBodyError
+			if errors.As(err, &lost) {
+				g.repairMu.Lock()
+				g.lost = lost
+				g.repairMu.Unlock()
+			}
+			g.node.log.Error("cluster: a body this member lacks could not be fetched", "queue", g.Path, "digest", hex.EncodeToString(d[:]), "err", err)
+			continue
+		}
+		g.bodies.fetched(d)
+	}
+	if ok {
+		g.repairMu.Lock()
+		g.lost = nil
+		g.repairMu.Unlock()
+	}
+	return ok
+}
+
+// fetched ends the repair of d: the fetch's pin is dropped (the live
+// message keeps the body; one settled meanwhile lets it go).
+func (p *Payloads) fetched(d [32]byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.forgetMissingLocked(d)
+	p.unpinLocked(d)
+	p.dropIfUnusedLocked(d)
+}
