@@ -201,6 +201,7 @@ func (t *receiptTracker) onSent(pn qlog.PacketNumber, frames []qlog.Frame) {
 			p = &t.pending[len(t.pending)-1]
 		}
 		p.add(sentRange{receipt: r, start: sf.Offset, end: sf.Offset + sf.Length, fin: sf.Fin})
+		r.carried(pn)
 	}
 }
 
@@ -295,9 +296,12 @@ type Receipt struct {
 	tracker     *receiptTracker
 	stream      quic.StreamID
 	acked       intervals
-	ackedInline [2][2]int64 // acked's first ranges: acks mostly arrive in order
-	final       int64       // -1 until finish
-	sentHigh    int64       // the highest stream offset sent so far (receiptlost.go)
+	ackedInline [2][2]int64       // acked's first ranges: acks mostly arrive in order
+	final       int64             // -1 until finish
+	sentHigh    int64             // the highest stream offset sent so far (receiptlost.go)
+	firstPN     qlog.PacketNumber // the first and last packets that carried
+	lastPN      qlog.PacketNumber // the stream, valid once sentAny
+	sentAny     bool
 	finSent     bool
 	finAcked    bool
 	resolved    bool

@@ -1,6 +1,10 @@
 package transport
 
-import "github.com/quic-go/quic-go/qlog"
+import (
+	"sort"
+
+	"github.com/quic-go/quic-go/qlog"
+)
 
 // Two things quic-go does that its qlog events do not say outright, and how
 // the receipt tracker reads them.
@@ -80,10 +84,14 @@ func (t *receiptTracker) retransmittedLocked(r *Receipt, start, end int64, fin b
 	resent := start < r.sentHigh || (fin && r.finSent)
 	r.sentHigh = max(r.sentHigh, end)
 	r.finSent = r.finSent || fin
-	if !resent {
+	if !resent || !r.sentAny {
 		return
 	}
-	for i := range t.pending {
+	// Only the records between the first and the last packet that carried
+	// r can hold its ranges: a retransmission under load costs a search
+	// and those records, not a walk of every packet in flight.
+	first := sort.Search(len(t.pending), func(i int) bool { return t.pending[i].pn >= r.firstPN })
+	for i := first; i < len(t.pending) && t.pending[i].pn <= r.lastPN; i++ {
 		p := &t.pending[i]
 		if p.n == 0 || !p.dropRangesOf(r, start, end, fin) {
 			continue
@@ -91,6 +99,15 @@ func (t *receiptTracker) retransmittedLocked(r *Receipt, start, end int64, fin b
 		p.spend()
 		t.spent++
 	}
+}
+
+// carried notes that packet pn carries a range of r; packet numbers only
+// grow, so the first and the last bound where r's records are.
+func (r *Receipt) carried(pn qlog.PacketNumber) {
+	if !r.sentAny {
+		r.firstPN, r.sentAny = pn, true
+	}
+	r.lastPN = pn
 }
 
 // dropRangesOf forgets p's ranges of r that [start, end) (or, with fin, the

@@ -61,3 +61,42 @@ func TestReceiptIgnoresTheAcksOfARejectedPacket(t *testing.T) {
 		})
 	}
 }
+
+// A retransmission frees only its own stream's silent records, found
+// between the first and the last packet that carried the stream, and keeps
+// the records of streams sent before, between and after.
+func TestReceiptRetransmissionFreesOnlyItsStreamsRecords(t *testing.T) {
+	tr := newReceiptTracker(true)
+	before, r, after := tr.watch(0), tr.watch(4), tr.watch(8)
+	tr.finish(before, 10)
+	tr.finish(r, 20)
+	tr.finish(after, 10)
+	tr.RecordEvent(sent(1, &qlog.StreamFrame{StreamID: 0, Offset: 0, Length: 10, Fin: true}))
+	tr.RecordEvent(sent(2, &qlog.StreamFrame{StreamID: 4, Offset: 0, Length: 10}))
+	tr.RecordEvent(sent(3, &qlog.StreamFrame{StreamID: 8, Offset: 0, Length: 10, Fin: true}))
+	tr.RecordEvent(sent(4, &qlog.StreamFrame{StreamID: 4, Offset: 10, Length: 10, Fin: true}))
+	// Packets 2 and 4 went silent: r's bytes go again in one packet.
+	tr.RecordEvent(sent(5, &qlog.StreamFrame{StreamID: 4, Offset: 0, Length: 20, Fin: true}))
+	if got := livePackets(tr); got != 3 {
+		t.Fatalf("%d live packet records, want 3 (1, 3 and the retransmission 5)", got)
+	}
+	tr.RecordEvent(ack([2]int64{5, 5}))
+	if !resolved(r) || resolved(before) || resolved(after) {
+		t.Fatalf("resolved: r %v, before %v, after %v; want only r", resolved(r), resolved(before), resolved(after))
+	}
+	tr.RecordEvent(ack([2]int64{1, 3}))
+	if !resolved(before) || !resolved(after) {
+		t.Fatal("the other streams' records were freed with r's")
+	}
+}
+
+// livePackets counts the packet records still carrying a range.
+func livePackets(tr *receiptTracker) int {
+	n := 0
+	for _, p := range tr.pending {
+		if p.n != 0 {
+			n++
+		}
+	}
+	return n
+}
