@@ -2,6 +2,7 @@ package weida
 
 import (
 	"io"
+	"math"
 	"sync"
 
 	"github.com/weida-go/weida/core/errs"
@@ -33,15 +34,7 @@ func collect(in *transport.InStream, maxBytes int64) ([]byte, error) {
 	if cl := in.Header.ContentLen; cl.Ok && cl.V >= collectSizedMin && cl.V <= uint64(maxBytes) {
 		// One byte more than stated, so the FIN ends the read and a longer
 		// payload shows at once.
-		buf := make([]byte, cl.V+1)
-		n, err := io.ReadFull(in, buf)
-		switch {
-		case err == io.EOF || err == io.ErrUnexpectedEOF:
-			return buf[:n], nil
-		case err != nil:
-			return nil, err
-		}
-		return collectGrow(in, buf, maxBytes)
+		return collectGrow(in, make([]byte, 0, cl.V+1), 0, maxBytes)
 	}
 	sp := collectScratch.Get().(*[]byte)
 	defer collectScratch.Put(sp)
@@ -53,23 +46,59 @@ func collect(in *transport.InStream, maxBytes int64) ([]byte, error) {
 	case err != nil:
 		return nil, err
 	}
-	return collectGrow(in, append(make([]byte, 0, 2*n), scratch[:n]...), maxBytes)
+	return collectGrow(in, append(make([]byte, 0, 2*n), scratch[:n]...), 0, maxBytes)
 }
 
-// collectGrow goes on reading after buf, the payload's start, in a buffer
-// that doubles as the bytes arrive, never past the ceiling plus one byte;
-// above the ceiling it refuses the stream.
-func collectGrow(in *transport.InStream, buf []byte, maxBytes int64) ([]byte, error) {
-	for int64(len(buf)) <= maxBytes {
+// collectAppendMin is the room collectAppend makes behind dst for a
+// payload of unstated length before it reads.
+const collectAppendMin = 4 << 10
+
+// collectAppend is collect appending the payload to dst, the caller's
+// buffer: once dst has the room, a receive allocates nothing. Its room is
+// grown only to the sender's advisory length (within the ceiling) or by
+// doubling as the bytes arrive. A nil dst is collect. On failure it returns nil; dst's bytes
+// past its length may have been written.
+func collectAppend(in *transport.InStream, dst []byte, maxBytes int64) ([]byte, error) {
+	if dst == nil {
+		return collect(in, maxBytes)
+	}
+	if maxBytes < 0 {
+		return nil, errs.New(errs.KindRuntime, "collect: the ceiling must not be negative")
+	}
+	if body, ok := in.AppendWhole(dst, maxBytes); ok {
+		return body, nil
+	}
+	room := min(int64(collectAppendMin), satAdd(maxBytes, 1))
+	if cl := in.Header.ContentLen; cl.Ok && cl.V <= uint64(maxBytes) {
+		room = int64(cl.V) + 1 // the FIN ends the read; a longer payload shows at once
+	}
+	return collectGrow(in, growRoom(dst, room), len(dst), maxBytes)
+}
+
+// growRoom returns buf with room for at least n bytes past its length, in
+// one allocation when it has less.
+func growRoom(buf []byte, n int64) []byte {
+	if int64(cap(buf)-len(buf)) >= n {
+		return buf
+	}
+	grown := make([]byte, len(buf), int64(len(buf))+n)
+	copy(grown, buf)
+	return grown
+}
+
+// collectGrow goes on reading after buf, whose bytes from base on are the
+// payload's start, into its room and, once that is full, a buffer that
+// doubles, never past the ceiling plus one byte; above the ceiling it
+// refuses the stream.
+func collectGrow(in *transport.InStream, buf []byte, base int, maxBytes int64) ([]byte, error) {
+	end := satAdd(int64(base), satAdd(maxBytes, 1)) // the ceiling plus the byte that shows a payload above it
+	for int64(len(buf)) < end {
 		if len(buf) == cap(buf) {
 			// Double (append grows large slices by only ~1.25×, which
 			// copies a 1 MiB payload about four times over).
-			grown := make([]byte, len(buf), min(2*int64(cap(buf)), maxBytes+1))
-			copy(grown, buf)
-			buf = grown
+			buf = growRoom(buf, min(int64(max(cap(buf)-base, collectAppendMin)), end-int64(len(buf))))
 		}
-		limit := min(int64(cap(buf)), maxBytes+1)
-		m, err := in.Read(buf[len(buf):limit])
+		m, err := in.Read(buf[len(buf):min(int64(cap(buf)), end)])
 		buf = buf[:len(buf)+m]
 		if err == io.EOF {
 			break
@@ -78,9 +107,27 @@ func collectGrow(in *transport.InStream, buf []byte, maxBytes int64) ([]byte, er
 			return nil, err
 		}
 	}
-	if int64(len(buf)) > maxBytes {
+	if int64(len(buf)) == end {
 		in.Refuse(wire.CodeRejected)
 		return nil, errs.New(errs.KindLimitExceeded, "the payload exceeds the ceiling of %d bytes and was refused", maxBytes)
 	}
 	return buf, nil
+}
+
+// satAdd is a+b for non-negative a and b, saturating at math.MaxInt64 (a
+// ceiling may be "no ceiling").
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+// takeWhole is InStream.TakeWhole, or AppendWhole to dst when the caller
+// lent a buffer.
+func takeWhole(in *transport.InStream, dst []byte, maxBytes int64) ([]byte, bool) {
+	if dst == nil {
+		return in.TakeWhole(maxBytes)
+	}
+	return in.AppendWhole(dst, maxBytes)
 }

@@ -150,6 +150,15 @@ func (p *Puller) Path() string { return p.path }
 // ConnectionLost. Each failure costs that message only: the puller stays
 // usable. When ctx ends during a read the message is refused.
 func (p *Puller) Recv(ctx context.Context, maxBytes int64) ([]byte, IncomingMeta, error) {
+	return p.RecvAppend(ctx, nil, maxBytes)
+}
+
+// RecvAppend is Recv appending the payload to dst, a buffer the caller
+// lends (nil is Recv): once it has the room, a receive allocates nothing
+// for the payload. The ceiling applies to the payload alone. The result
+// shares dst's array, so dst may be reused once the caller is done with
+// the payload.
+func (p *Puller) RecvAppend(ctx context.Context, dst []byte, maxBytes int64) ([]byte, IncomingMeta, error) {
 	if maxBytes < 0 {
 		return nil, IncomingMeta{}, errs.New(errs.KindRuntime, "recv: maxBytes must not be negative, got %d", maxBytes)
 	}
@@ -157,7 +166,7 @@ func (p *Puller) Recv(ctx context.Context, maxBytes int64) ([]byte, IncomingMeta
 	if err != nil {
 		return nil, IncomingMeta{}, err
 	}
-	body, err := pullCollect(ctx, t, maxBytes)
+	body, err := pullCollect(ctx, t, dst, maxBytes)
 	if err != nil {
 		return nil, IncomingMeta{}, err
 	}
@@ -193,19 +202,19 @@ func (p *Puller) Close() error {
 	return nil
 }
 
-// pullCollect is Collect bounded by ctx: when ctx ends mid-read the
+// pullCollect is Collect (appending to dst, see collectAppend) bounded by ctx: when ctx ends mid-read the
 // transfer is refused (STOP_SENDING REJECTED), which also unblocks the read.
 // A payload read whole before that is still returned. Replier.Accept reads
 // requests with it too.
-func pullCollect(ctx context.Context, t *IncomingTransfer, maxBytes int64) ([]byte, error) {
-	if body, ok := t.in.TakeWhole(maxBytes); ok { // in hand already: no read to abandon
+func pullCollect(ctx context.Context, t *IncomingTransfer, dst []byte, maxBytes int64) ([]byte, error) {
+	if body, ok := takeWhole(t.in, dst, maxBytes); ok { // in hand already: no read to abandon
 		return body, nil
 	}
 	stop := neverStops
 	if ctx.Done() != nil { // a context that cannot end needs no watcher
 		stop = context.AfterFunc(ctx, func() { t.in.Refuse(wire.CodeRejected) })
 	}
-	body, err := t.Collect(maxBytes)
+	body, err := collectAppend(t.in, dst, maxBytes)
 	if !stop() && err != nil {
 		return nil, errs.Wrap(errs.KindCanceled, ctx.Err(), "receive abandoned: the transfer was refused")
 	}

@@ -73,6 +73,21 @@ func (r *Requester) Request(ctx context.Context, payload []byte, maxReplyBytes i
 // ends the exchange: a request the replier did not read to its end is then
 // canceled.
 func (r *Requester) RequestWith(ctx context.Context, meta TransferMeta, payload []byte, maxReplyBytes int64) ([]byte, IncomingMeta, error) {
+	return r.request(ctx, meta, nil, payload, maxReplyBytes)
+}
+
+// RequestAppend is Request appending the reply to dst, a buffer the caller
+// lends (nil is Request): once it has the room, a round trip allocates
+// nothing for the reply. The ceiling applies to the reply alone. The result
+// shares dst's array, so dst may be reused once the caller is done with
+// the reply.
+func (r *Requester) RequestAppend(ctx context.Context, dst, payload []byte, maxReplyBytes int64) ([]byte, error) {
+	body, _, err := r.request(ctx, TransferMeta{}, dst, payload, maxReplyBytes)
+	return body, err
+}
+
+// request is RequestWith appending the reply to dst (collectAppend).
+func (r *Requester) request(ctx context.Context, meta TransferMeta, dst, payload []byte, maxReplyBytes int64) ([]byte, IncomingMeta, error) {
 	if maxReplyBytes < 0 {
 		return nil, IncomingMeta{}, errs.New(errs.KindRuntime, "request: maxReplyBytes must not be negative, got %d", maxReplyBytes)
 	}
@@ -85,7 +100,7 @@ func (r *Requester) RequestWith(ctx context.Context, meta TransferMeta, payload 
 		if err != nil {
 			return nil, IncomingMeta{}, err
 		}
-		body, in, err := reqrepExchange(ctx, &r.watches, out, reply, payload, maxReplyBytes)
+		body, in, err := reqrepExchange(ctx, &r.watches, out, reply, payload, dst, maxReplyBytes)
 		if err == nil {
 			return body, in, nil
 		}
@@ -104,9 +119,10 @@ func (r *Requester) Close() error {
 }
 
 // reqrepExchange writes the request (a large one on its own goroutine while
-// this one receives the reply), then decides the one outcome the caller sees.
-// While it runs, ctx ending resets both halves (through ws).
-func reqrepExchange(ctx context.Context, ws *ctxwatch.Set, out *OutgoingTransfer, reply *ReplyStream, payload []byte, maxReplyBytes int64) ([]byte, IncomingMeta, error) {
+// this one receives the reply, appended to dst: collectAppend), then
+// decides the one outcome the caller sees. While it runs, ctx ending resets
+// both halves (through ws).
+func reqrepExchange(ctx context.Context, ws *ctxwatch.Set, out *OutgoingTransfer, reply *ReplyStream, payload, dst []byte, maxReplyBytes int64) ([]byte, IncomingMeta, error) {
 	sender := &reqrepSender{out: out, reply: reply}
 	// The watch unblocks the request write, the wait for the reply and the
 	// read of its body alike.
@@ -119,7 +135,7 @@ func reqrepExchange(ctx context.Context, ws *ctxwatch.Set, out *OutgoingTransfer
 	in, err := reply.Recv(context.Background())
 	var body []byte
 	if err == nil {
-		body, err = in.Collect(maxReplyBytes)
+		body, err = collectAppend(in.in, dst, maxReplyBytes)
 	}
 	if err == nil {
 		// A complete reply ends the exchange; a request still being written
@@ -289,6 +305,16 @@ func (r *Replier) Path() string { return r.path }
 // on to the next request. When ctx ends during a read, that request is
 // refused too.
 func (r *Replier) Accept(ctx context.Context, maxBytes int64) (*Request, error) {
+	return r.AcceptAppend(ctx, nil, maxBytes)
+}
+
+// AcceptAppend is Accept appending the request's payload to dst, a buffer
+// the caller lends (nil is Accept): once it has the room, a request
+// allocates nothing for its payload. The ceiling applies to the payload
+// alone. The Request's Payload shares dst's array, so dst may be reused
+// once the caller is done with the request (Reply returns only once the
+// reply's bytes left the payload).
+func (r *Replier) AcceptAppend(ctx context.Context, dst []byte, maxBytes int64) (*Request, error) {
 	if maxBytes < 0 {
 		return nil, errs.New(errs.KindRuntime, "accept: maxBytes must not be negative, got %d", maxBytes)
 	}
@@ -305,7 +331,7 @@ func (r *Replier) Accept(ctx context.Context, maxBytes int64) (*Request, error) 
 		ex, req := &accepted.ex, &accepted.req
 		ex.init(it.ex)
 		r.watches.Watch(ctx, &req.watch, (*refuseOnEnd)(&ex.req))
-		body, err := ex.req.Collect(maxBytes)
+		body, err := collectAppend(ex.req.in, dst, maxBytes)
 		r.watches.Unwatch(&req.watch) // ctx.Err tells below whether it refused the read
 		switch {
 		case err == nil:

@@ -292,16 +292,32 @@ func (i *InStream) Read(p []byte) (int, error) {
 // maxBytes: a copy of exactly their size, the stream then at its end. It
 // reports false, having taken nothing, otherwise; the caller reads on.
 func (i *InStream) TakeWhole(maxBytes int64) ([]byte, bool) {
-	la := i.ahead
-	if la == nil || la.err != io.EOF || int64(la.end-la.off) > maxBytes || i.refused.Load() {
+	if !i.whole(maxBytes) {
 		return nil, false
 	}
-	body := append(make([]byte, 0, la.end-la.off), la.buf[la.off:la.end]...)
+	return i.AppendWhole(make([]byte, 0, i.ahead.end-i.ahead.off), maxBytes)
+}
+
+// AppendWhole is TakeWhole appending the payload to dst, the caller's
+// buffer, so a receive that lends one allocates nothing.
+func (i *InStream) AppendWhole(dst []byte, maxBytes int64) ([]byte, bool) {
+	if !i.whole(maxBytes) {
+		return nil, false
+	}
+	la := i.ahead
+	body := append(dst, la.buf[la.off:la.end]...)
 	i.ahead = nil
 	la.release()
 	i.eof.Store(true)
 	i.ended()
 	return body, true
+}
+
+// whole reports whether the lookahead holds the whole payload, at most
+// maxBytes, and the FIN.
+func (i *InStream) whole(maxBytes int64) bool {
+	la := i.ahead
+	return la != nil && la.err == io.EOF && int64(la.end-la.off) <= maxBytes && !i.refused.Load()
 }
 
 // Refuse stops the sender: STOP_SENDING(code), e.g. REJECTED or

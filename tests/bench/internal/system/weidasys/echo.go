@@ -28,8 +28,11 @@ func (System) StartEcho(_ context.Context, maxSize int) (system.Server, error) {
 	}
 	s := &echoServer{bound: b, loops: system.NewLoops()}
 	s.loops.Go(func(ctx context.Context) {
+		// One buffer lent to every request, as the quic-go echo reads every
+		// request into one; Reply returns once its bytes left it.
+		buf := make([]byte, 0, maxSize+1)
 		for {
-			req, err := rep.Accept(ctx, int64(maxSize))
+			req, err := rep.AcceptAppend(ctx, buf, int64(maxSize))
 			if err != nil {
 				return // the replier was closed
 			}
@@ -47,11 +50,13 @@ func (s *echoServer) Close() error {
 	return nil
 }
 
-// requester is one Requester in its own runtime.
+// requester is one Requester in its own runtime. Every reply is read into
+// reply, as the quic-go requester reads every reply into one buffer.
 type requester struct {
 	rt      *weida.Runtime
 	r       *weida.Requester
 	maxSize int64
+	reply   []byte
 }
 
 // DialEcho implements system.System.
@@ -64,11 +69,11 @@ func (System) DialEcho(ctx context.Context, addr string, maxSize int) (system.Re
 	if err := connectOrShutdown(ctx, rt, r.Connect, addr); err != nil {
 		return nil, err
 	}
-	return &requester{rt: rt, r: r, maxSize: int64(maxSize)}, nil
+	return &requester{rt: rt, r: r, maxSize: int64(maxSize), reply: make([]byte, 0, maxSize+1)}, nil
 }
 
 func (q *requester) Request(ctx context.Context, payload []byte) error {
-	reply, err := q.r.Request(ctx, payload, q.maxSize)
+	reply, err := q.r.RequestAppend(ctx, q.reply, payload, q.maxSize)
 	if err != nil {
 		return err
 	}

@@ -27,8 +27,11 @@ func (System) StartSink(_ context.Context, maxSize int, received func(int, error
 	}
 	s := &sinkServer{bound: b, loops: system.NewLoops()}
 	s.loops.Go(func(ctx context.Context) {
+		// One buffer lent to every receive, as the quic-go sink reads
+		// every stream into one.
+		buf := make([]byte, 0, maxSize+1)
 		for {
-			msg, _, err := pull.Recv(ctx, int64(maxSize))
+			msg, _, err := pull.RecvAppend(ctx, buf, int64(maxSize))
 			if ctx.Err() != nil {
 				return
 			}
