@@ -41,6 +41,9 @@ type NodeConfig struct {
 	// FS is the file system of the payload stores (nil: the operating
 	// system's); tests hand it a failing disk.
 	FS store.FS
+	// Faults, when set, is a fault-injecting network under the Raft port
+	// (tests: partitions, delay, loss).
+	Faults *FaultPlan
 }
 
 // Node is a running member: its Raft port and one group per replicated
@@ -107,8 +110,18 @@ func StartNode(cfg NodeConfig) (*Node, error) {
 	var digest [32]byte
 	copy(digest[:], cfg.File.digest[:])
 	portCfg := raftlayer.Config{Identity: cfg.Identity, Members: members, Digest: digest, Log: log}
-	if cfg.RaftConn != nil {
-		n.port, err = raftlayer.Serve(cfg.RaftConn, portCfg)
+	if pc := cfg.RaftConn; pc != nil || cfg.Faults != nil {
+		if pc == nil {
+			if pc, err = net.ListenPacket("udp", self.Raft); err != nil {
+				return nil, fmt.Errorf("raft port %s: %w", self.Raft, err)
+			}
+		}
+		if cfg.Faults != nil {
+			pc = cfg.Faults.Wrap(pc)
+		}
+		if n.port, err = raftlayer.Serve(pc, portCfg); err != nil && cfg.RaftConn == nil {
+			pc.Close()
+		}
 	} else {
 		n.port, err = raftlayer.Listen(self.Raft, portCfg)
 	}

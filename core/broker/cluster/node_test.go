@@ -24,6 +24,8 @@ type testCluster struct {
 	file  *File
 	ids   []*identity.Identity
 	nodes []*Node
+	// faults is each member's network, faultless until a test says.
+	faults []*FaultPlan
 }
 
 // startCluster runs n members in this process, each with its own data
@@ -55,7 +57,8 @@ func startCluster(t *testing.T, n int, paths ...string) *testCluster {
 	}
 	tc.file = file
 	for i := range n {
-		node, err := StartNode(NodeConfig{File: file, Identity: tc.ids[i], DataDir: t.TempDir(), RaftConn: pcs[i]})
+		tc.faults = append(tc.faults, NewFaultPlan(uint64(i)))
+		node, err := StartNode(NodeConfig{File: file, Identity: tc.ids[i], DataDir: t.TempDir(), RaftConn: pcs[i], Faults: tc.faults[i]})
 		if err != nil {
 			t.Fatal(err)
 		}
