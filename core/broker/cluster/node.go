@@ -17,6 +17,7 @@ import (
 
 	"github.com/weida-go/weida/core/broker/store"
 	"github.com/weida-go/weida/core/identity"
+	"github.com/weida-go/weida/core/internal/lograte"
 	"github.com/weida-go/weida/core/transport/raftlayer"
 )
 
@@ -73,8 +74,9 @@ type Group struct {
 	node    *Node
 	leaders chan raft.Observation
 
-	repairMu sync.Mutex
-	lost     *MissingBodyError // a body no member holds, until fetched
+	repairMu     sync.Mutex
+	lost         *MissingBodyError // a body no member holds, until fetched
+	fetchLogGate lograte.Gate
 }
 
 // GroupID is the queue id of path (SHA-256 of the path), the name of its
@@ -172,7 +174,7 @@ func (n *Node) startGroup(q Queue, cfg NodeConfig, servers []raft.Server) (*Grou
 	g.FSM.bodies = bodies
 	existing, err := raft.HasExistingState(stores.Log, stores.Stable, stores.Snapshots)
 	if err == nil {
-		stores.Log, err = newBodyLogStore(stores.Log, bodies, g.fetchBody)
+		stores.Log, err = newBodyLogStore(stores.Log, bodies, g.fetchNoted)
 	}
 	if err == nil {
 		g.raft, err = raft.NewRaft(conf, g.FSM, stores.Log, stores.Stable, stores.Snapshots, Transport(pg, 3, rpcTimeout, nil))

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/weida-go/weida/core/broker/store"
 )
@@ -27,7 +28,8 @@ import (
 // Which bodies are live is the FSM's to say (it tells the store at each
 // apply and restore). A body that is not live is deleted unless an ADMIT
 // may still come to name it: a Commit pins its body until the ADMIT it
-// was made for is stored in this member's log (or Release), and an ADMIT
+// was made for is stored in this member's log (or Release, or pinTTL
+// passes: a proposal that never reached the log), and an ADMIT
 // stored in the log holds its body until it is applied or cut from the
 // log. So the settlement of an older message with the same bytes never
 // deletes a body under a newer one, and deletion never comes before the
@@ -39,7 +41,7 @@ type Payloads struct {
 	flushed bool
 
 	mu      sync.Mutex
-	pins    map[[32]byte]int    // Commits whose ADMIT is not stored yet
+	pins    map[[32]byte]*pin   // Commits whose ADMIT is not stored yet
 	holds   map[uint64][32]byte // log index of a stored, unapplied ADMIT → its body
 	held    map[[32]byte]int    // holds per body
 	live    map[[32]byte]bool   // a live message refers to it (the FSM's references)
@@ -60,7 +62,7 @@ func OpenPayloads(fsys store.FS, dir string, flushed bool) (*Payloads, error) {
 		fsys = store.OSFS{}
 	}
 	p := &Payloads{fs: fsys, root: dir, tmp: filepath.Join(dir, "tmp"), flushed: flushed,
-		pins: map[[32]byte]int{}, holds: map[uint64][32]byte{}, held: map[[32]byte]int{}, live: map[[32]byte]bool{},
+		pins: map[[32]byte]*pin{}, holds: map[uint64][32]byte{}, held: map[[32]byte]int{}, live: map[[32]byte]bool{},
 		synced: map[[32]byte]bool{}, missing: map[[32]byte]uint64{}, wake: make(chan struct{}, 1),
 		missingChanged: make(chan struct{})}
 	if err := fsys.MkdirAll(dir, 0o700); err != nil {
@@ -221,7 +223,7 @@ func (p *Payloads) adopt(tmp string, d [32]byte) error {
 		p.fs.Remove(tmp)
 		return fmt.Errorf("payload store: moving a body to %s: %w", p.path(d), err)
 	}
-	p.pins[d]++
+	p.pinLocked(d)
 	if !exists {
 		delete(p.synced, d) // a new file: its durability starts over
 	}
@@ -271,9 +273,42 @@ func (p *Payloads) Release(digest [32]byte) {
 	p.dropIfUnusedLocked(digest)
 }
 
+// pinTTL is how long a Commit's pin lasts at most: its ADMIT reaches the
+// log within a proposal's timeout, or never.
+const pinTTL = 2 * time.Minute
+
+// pin counts the Commits of one body waiting for their ADMITs.
+type pin struct {
+	count int
+	last  time.Time // the latest Commit's
+}
+
+func (p *Payloads) pinLocked(d [32]byte) {
+	pn := p.pins[d]
+	if pn == nil {
+		pn = &pin{}
+		p.pins[d] = pn
+	}
+	pn.count++
+	pn.last = time.Now()
+}
+
+// expirePins drops the pins of bodies last committed before cutoff, and
+// deletes those nothing else keeps.
+func (p *Payloads) expirePins(cutoff time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for d, pn := range p.pins {
+		if pn.last.Before(cutoff) {
+			delete(p.pins, d)
+			p.dropIfUnusedLocked(d)
+		}
+	}
+}
+
 func (p *Payloads) unpinLocked(d [32]byte) {
-	if p.pins[d] > 1 {
-		p.pins[d]--
+	if pn := p.pins[d]; pn != nil && pn.count > 1 {
+		pn.count--
 	} else {
 		delete(p.pins, d)
 	}
@@ -294,9 +329,7 @@ func (p *Payloads) hold(index uint64, d [32]byte) bool {
 	if !p.existsLocked(d) {
 		return false
 	}
-	if p.pins[d] > 0 {
-		p.unpinLocked(d)
-	}
+	p.unpinLocked(d)
 	p.holds[index] = d
 	p.held[d]++
 	return true
@@ -338,7 +371,7 @@ func (p *Payloads) releaseHolds(lo, hi uint64) {
 // ADMIT may come to. A failed delete leaves a file nothing names (space,
 // not a wrong answer).
 func (p *Payloads) dropIfUnusedLocked(d [32]byte) {
-	if p.live[d] || p.pins[d] > 0 || p.held[d] > 0 {
+	if p.live[d] || p.pins[d] != nil || p.held[d] > 0 {
 		return
 	}
 	delete(p.synced, d)

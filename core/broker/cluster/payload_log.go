@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/hashicorp/raft"
 )
@@ -62,27 +63,61 @@ func streamedAdmit(l *raft.Log) (digest [32]byte, length uint64, ok bool) {
 // StoreLog stores one entry (see StoreLogs).
 func (s *bodyLogStore) StoreLog(l *raft.Log) error { return s.StoreLogs([]*raft.Log{l}) }
 
+// maxParallelFetches bounds the bodies one StoreLogs fetches at once.
+const maxParallelFetches = 8
+
 // StoreLogs makes every streamed body the entries name durable here, then
-// stores the entries. A body it cannot get fails the call: the leader
-// sends the entries again, so nothing is skipped. (The holds of a failed
-// call stay until their indexes are stored or cut: the same entries come
-// again.)
+// stores the entries. Bodies it lacks are fetched in parallel. A body it
+// cannot get fails the call: the leader sends the entries again, so
+// nothing is skipped. (The holds of a failed call stay until their
+// indexes are stored or cut: the same entries come again.)
 func (s *bodyLogStore) StoreLogs(logs []*raft.Log) error {
+	type lacking struct {
+		index  uint64
+		digest [32]byte
+	}
+	var missing []lacking
+	want := map[[32]byte]uint64{}
 	for _, l := range logs {
-		d, length, ok := streamedAdmit(l)
-		if !ok {
-			continue
+		if d, length, ok := streamedAdmit(l); ok && !s.bodies.hold(l.Index, d) {
+			missing = append(missing, lacking{l.Index, d})
+			want[d] = length
 		}
-		if !s.bodies.hold(l.Index, d) {
-			if err := s.fetch(d, length); err != nil {
-				return fmt.Errorf("log entry %d: %w", l.Index, err)
-			}
-			if !s.bodies.hold(l.Index, d) {
-				return fmt.Errorf("log entry %d: body %x vanished once fetched", l.Index, d)
-			}
+	}
+	if err := s.fetchAll(want); err != nil {
+		return err
+	}
+	for _, m := range missing {
+		if !s.bodies.hold(m.index, m.digest) {
+			return fmt.Errorf("log entry %d: body %x vanished once fetched", m.index, m.digest)
 		}
 	}
 	return s.LogStore.StoreLogs(logs)
+}
+
+// fetchAll fetches the bodies (digest → length), a few at a time, and
+// returns the first failure.
+func (s *bodyLogStore) fetchAll(want map[[32]byte]uint64) error {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var first error
+	slots := make(chan struct{}, maxParallelFetches)
+	for d, length := range want {
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			if err := s.fetch(d, length); err != nil {
+				mu.Lock()
+				if first == nil {
+					first = err
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return first
 }
 
 // DeleteRange cuts entries from the log, and their holds with them.

@@ -113,14 +113,20 @@ func (g *Group) MissingBodies() error {
 }
 
 // repairBodies fetches the missing bodies whenever there are some, until
-// the node stops, backing off while fetches fail.
+// the node stops, backing off while fetches fail; between repairs it
+// expires Commits' pins that outlived pinTTL.
 func (g *Group) repairBodies() {
 	defer g.node.wg.Done()
 	backoff := repairBackoffMin
+	expiry := time.NewTicker(pinTTL / 2)
+	defer expiry.Stop()
 	for {
 		select {
 		case <-g.node.stop:
 			return
+		case <-expiry.C:
+			g.bodies.expirePins(time.Now().Add(-pinTTL))
+			continue
 		case <-g.bodies.wake:
 		}
 		for len(g.bodies.missingNow()) > 0 {
@@ -144,26 +150,37 @@ func (g *Group) repairBodies() {
 func (g *Group) repairOnce() bool {
 	ok := true
 	for d, length := range g.bodies.missingNow() {
-		err := g.fetchBody(d, length)
-		if err != nil {
+		if err := g.fetchNoted(d, length); err != nil {
 			ok = false
-			var lost *MissingBodyError
-			if errors.As(err, &lost) {
-				g.repairMu.Lock()
-				g.lost = lost
-				g.repairMu.Unlock()
-			}
-			g.node.log.Error("cluster: a body this member lacks could not be fetched", "queue", g.Path, "digest", hex.EncodeToString(d[:]), "err", err)
 			continue
 		}
 		g.bodies.fetched(d)
 	}
-	if ok {
-		g.repairMu.Lock()
-		g.lost = nil
-		g.repairMu.Unlock()
-	}
 	return ok
+}
+
+// fetchNoted fetches body d as fetchBody does, and keeps the outcome for
+// MissingBodies: a body no member holds is logged, naming its digest,
+// until a fetch of it succeeds.
+func (g *Group) fetchNoted(d [32]byte, length uint64) error {
+	err := g.fetchBody(d, length)
+	var lost *MissingBodyError
+	g.repairMu.Lock()
+	switch {
+	case errors.As(err, &lost):
+		g.lost = lost
+	case err == nil && g.lost != nil && g.lost.Digest == d:
+		g.lost = nil
+	}
+	g.repairMu.Unlock()
+	if err != nil {
+		// A leader out of reach fails every retry of the same entries.
+		if ok, held := g.fetchLogGate.Allow(); ok {
+			g.node.log.Error("cluster: a body this member lacks could not be fetched", "queue", g.Path,
+				"digest", hex.EncodeToString(d[:]), "err", err, "lines_held_back", held)
+		}
+	}
+	return err
 }
 
 // fetched ends the repair of d: the fetch's pin is dropped (the live

@@ -10,8 +10,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/raft"
 
@@ -375,5 +377,65 @@ func TestAGroupsPayloadsFollowItsLog(t *testing.T) {
 	}
 	if g.Payloads().Has(d) {
 		t.Fatal("the leader kept a body whose only message is settled")
+	}
+}
+
+// A Commit whose ADMIT never reaches the log (a proposal lost with its
+// leader) pins its body only for pinTTL; a live body stays.
+func TestAPinOutlivingItsTTLLetsGo(t *testing.T) {
+	disk := faultfs.New(1)
+	p := openPayloadsOn(t, disk, true)
+	m := newMemberLog(t, p, nil)
+	live := commitBody(t, p, bigBody(30))
+	m.apply(m.mustStore(streamedAdmitOf(live, bigBody(30))))
+	lost := commitBody(t, p, bigBody(31))
+	p.expirePins(time.Now().Add(-pinTTL))
+	if !p.Has(lost) {
+		t.Fatal("a fresh pin expired")
+	}
+	p.expirePins(time.Now().Add(time.Second))
+	if p.Has(lost) || !p.Has(live) {
+		t.Fatalf("after the pins expired: the unproposed body is here: %v, the live one: %v", p.Has(lost), p.Has(live))
+	}
+}
+
+// One StoreLogs fetches each body its entries lack once, however many
+// entries name it, and stores them all.
+func TestABatchFetchesEachBodyOnce(t *testing.T) {
+	disk := faultfs.New(1)
+	p := openPayloadsOn(t, disk, true)
+	bodies := map[[32]byte][]byte{}
+	for i := range 3 {
+		bodies[sha256.Sum256(bigBody(40+i))] = bigBody(40 + i)
+	}
+	var mu sync.Mutex
+	fetches := map[[32]byte]int{}
+	m := newMemberLog(t, p, func(d [32]byte, _ uint64) error {
+		mu.Lock()
+		fetches[d]++
+		mu.Unlock()
+		_, _, err := writeBody(p, bodies[d])
+		return err
+	})
+	var logs []*raft.Log
+	for i := range 6 {
+		body := bigBody(40 + i%3)
+		e := streamedAdmitOf(sha256.Sum256(body), body)
+		raw, err := e.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		logs = append(logs, &raft.Log{Index: uint64(i + 1), Type: raft.LogCommand, Data: raw})
+	}
+	if err := m.log.StoreLogs(logs); err != nil {
+		t.Fatal(err)
+	}
+	for d := range bodies {
+		if fetches[d] != 1 || !p.Has(d) {
+			t.Fatalf("body %x: fetched %d times, here: %v", d[:4], fetches[d], p.Has(d))
+		}
+	}
+	if last, _ := m.log.LastIndex(); last != 6 {
+		t.Fatalf("the log ends at %d, want 6", last)
 	}
 }
