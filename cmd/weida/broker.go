@@ -54,6 +54,9 @@ func brokerRuntimeConfig(inv *invocation) (weida.Config, error) {
 		return weida.Config{}, err
 	}
 	inv.broker.Loopback = bindsLoopback(addr)
+	if inv.cluster != nil {
+		inv.broker.Cluster = &broker.ClusterConfig{File: inv.cluster.file, Identity: inv.cluster.identity}
+	}
 	if err := checkAccess(inv, inv.broker); err != nil {
 		return weida.Config{}, err
 	}
@@ -73,6 +76,11 @@ func runBroker(ctx context.Context, rt *weida.Runtime, inv *invocation, con cons
 	cfg := inv.broker
 	cfg.OnError = func(path string, err error) { fmt.Fprintf(con.err, "weida: queue %s: %v\n", path, err) }
 	cfg.AccessLog = slog.New(slog.NewTextHandler(con.err, nil))
+	if cfg.Cluster != nil {
+		// A member's operator needs its leadership changes (and the
+		// refusals a lost quorum causes) as they happen.
+		cfg.Logger = cfg.AccessLog
+	}
 	id, err := brokerIdentity(inv, con)
 	if err != nil {
 		return err
@@ -100,7 +108,11 @@ func runBroker(ctx context.Context, rt *weida.Runtime, inv *invocation, con cons
 	}
 	served := make(chan error, 1)
 	go func() { served <- b.Serve(context.Background()) }()
+	statsCtx, stopStats := context.WithCancel(ctx)
+	statsStopped := serveStats(statsCtx, b, con)
 	serveReloads(ctx, b, inv, con)
+	stopStats()
+	statsStopped()
 	r := b.Retire(inv.drainDeadline())
 	fmt.Fprintf(con.err, "weida: retired: %d settled, %d requeued, %d held undelivered\n",
 		r.Settled, r.Requeued, r.Unsettled)

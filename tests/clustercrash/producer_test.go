@@ -1,0 +1,180 @@
+package clustercrash
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	weida "github.com/weida-go/weida/core"
+)
+
+const (
+	// inFlight is how many exchanges are outstanding at once.
+	inFlight = 256
+	// maxBodyBits: bodies are 1 B to 4 KiB, log-uniform: inline in the
+	// ADMIT entry (docs/CLUSTER.md §2)...
+	maxBodyBits = 12
+	// ...except, with WEIDA_CLUSTER_LARGE=1, one in largeOneIn, 4 KiB to
+	// 64 KiB, which the leader streams to the members' payload stores
+	// before its ADMIT.
+	largeOneIn   = 16
+	maxLargeBody = 64 << 10
+	// sendTimeout bounds one exchange, a failover included.
+	sendTimeout = 20 * time.Second
+	// retryPace spaces a sender's attempts after a failure, so a sender
+	// refused at once (a member that no longer leads) does not spin.
+	retryPace = 50 * time.Millisecond
+)
+
+// clientConfig notices a killed member within a second: a SIGKILLed
+// process sends no CONNECTION_CLOSE, so only the idle timeout (the lower
+// of the two sides') ends its connections.
+var clientConfig = weida.Config{
+	Limits:    weida.Limits{IdleTimeout: time.Second, KeepAlive: 250 * time.Millisecond},
+	Reconnect: weida.ReconnectPolicy{Initial: 10 * time.Millisecond, Max: 100 * time.Millisecond},
+}
+
+// target is the requester connected to one leader, and that leader's term.
+type target struct {
+	req  *weida.Requester
+	term uint64
+}
+
+// producer keeps inFlight exchanges outstanding against the current
+// leader, switching to each new leader the members name.
+type producer struct {
+	rt     *weida.Runtime
+	site   *clusterSite
+	ledger *ledger
+	target atomic.Pointer[target]
+	moved  chan struct{} // closed and replaced when target changes
+	mu     sync.Mutex
+	large  bool // some bodies over 4 KiB (WEIDA_CLUSTER_LARGE)
+}
+
+// startProducer connects to the current leader and runs the senders
+// until ctx ends; the returned wait returns once they all stopped.
+func startProducer(ctx context.Context, t *testing.T, site *clusterSite, seed uint64, l *ledger) (wait func()) {
+	t.Helper()
+	rt, err := weida.NewRuntime(clientConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rt.Shutdown)
+	p := &producer{rt: rt, site: site, ledger: l, moved: make(chan struct{}), large: os.Getenv(largeEnv) == "1"}
+	lead, ok := site.leaders.awaitNewer(0, electionTimeout)
+	if !ok {
+		t.Fatalf("no member named a leader within %v", electionTimeout)
+	}
+	if err := p.retarget(ctx, lead); err != nil {
+		t.Fatalf("the producer cannot connect to the leader: %v", err)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		p.follow(ctx)
+	}()
+	for i := range inFlight {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.send(ctx, i, rand.New(rand.NewPCG(seed, uint64(i))))
+		}()
+	}
+	return wg.Wait
+}
+
+// follow moves the senders to every new leader until ctx ends.
+func (p *producer) follow(ctx context.Context) {
+	for ctx.Err() == nil {
+		_, changed := p.site.leaders.leader()
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+		}
+		lead, _ := p.site.leaders.leader()
+		if lead.term > p.target.Load().term {
+			_ = p.retarget(ctx, lead) // a leader that died meanwhile: the next one will come
+		}
+	}
+}
+
+// retarget connects a requester to lead and hands it to the senders.
+func (p *producer) retarget(ctx context.Context, lead leadership) error {
+	m := p.site.byKey(lead.key)
+	if m == nil {
+		return fmt.Errorf("the members named a leader %s that is not one of them", lead.key)
+	}
+	req := p.rt.Requester(weida.TrustByAddress())
+	connectCtx, cancel := context.WithTimeout(ctx, startTimeout)
+	defer cancel()
+	if err := req.Connect(connectCtx, m.url()); err != nil {
+		_ = req.Close()
+		return err
+	}
+	old := p.target.Swap(&target{req: req, term: lead.term})
+	p.mu.Lock()
+	close(p.moved)
+	p.moved = make(chan struct{})
+	p.mu.Unlock()
+	if old != nil {
+		_ = old.req.Close()
+	}
+	return nil
+}
+
+// send is one of the inFlight senders: one exchange at a time until ctx
+// ends, each message a fresh topic and random body.
+func (p *producer) send(ctx context.Context, index int, rng *rand.Rand) {
+	for n := 0; ctx.Err() == nil; n++ {
+		topic := fmt.Sprintf("m.%d.%d", index, n)
+		size := 1 + rng.IntN(1<<rng.IntN(maxBodyBits+1))
+		if p.large && rng.IntN(largeOneIn) == 0 {
+			size = 4<<10 + 1 + rng.IntN(maxLargeBody-4<<10)
+		}
+		body := make([]byte, size)
+		for i := range body {
+			body[i] = byte(rng.Uint32())
+		}
+		tg := p.target.Load()
+		p.mu.Lock()
+		moved := p.moved
+		p.mu.Unlock()
+		p.ledger.sent(topic, body)
+		if err := p.exchange(ctx, tg, topic, body); err != nil {
+			p.ledger.failed(topic, err)
+			pace := time.NewTimer(retryPace)
+			select {
+			case <-moved:
+			case <-pace.C:
+			case <-ctx.Done():
+			}
+			pace.Stop()
+		}
+	}
+}
+
+// exchange sends one message; its confirm must name a level the queue
+// certifies: Accepted, Stored or Replicated.
+func (p *producer) exchange(ctx context.Context, tg *target, topic string, body []byte) error {
+	ctx, cancel := context.WithTimeout(ctx, sendTimeout)
+	defer cancel()
+	_, meta, err := tg.req.RequestWith(ctx, weida.TransferMeta{Topic: topic}, body, 0)
+	if err != nil {
+		return err
+	}
+	level, ok := meta.Achieved()
+	if !ok || level < weida.Accepted || level > weida.Replicated {
+		p.ledger.violate("the exchange %s was confirmed at level %d (present %v): not Accepted, Stored or Replicated", topic, level, ok)
+		return nil
+	}
+	p.ledger.certify(topic, level, tg.term)
+	return nil
+}

@@ -1,0 +1,244 @@
+package clustercrash
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	weida "github.com/weida-go/weida/core"
+)
+
+// Bounds that turn a hang into a failure; nothing waits on them to sync.
+const (
+	startTimeout = 20 * time.Second
+	stopTimeout  = 30 * time.Second
+	// electionTimeout bounds the wait for a leader after a start or a kill.
+	electionTimeout = 30 * time.Second
+	// portAttempts bounds the retries when a port picked free was taken
+	// before the member bound it.
+	portAttempts = 3
+)
+
+// queuePath is the one replicated queue the cluster serves.
+const queuePath = "/q"
+
+// clusterSite is what every start of every member shares: the cluster
+// file, each member's key, ports and data directory, and the leader
+// tracker that reads every member's log.
+type clusterSite struct {
+	root    string
+	file    string
+	members []*memberSite
+	leaders *leaderTracker
+}
+
+// memberSite is one member: a stable key (clients stay pinned across
+// restarts), fixed ports (they redial the same address) and its data.
+type memberSite struct {
+	index            int
+	identity, data   string
+	key              string // sha256:… fingerprint
+	clientPort, raft int
+	child            *memberChild // the running start, nil when down
+}
+
+// newClusterSite makes three members' keys and writes the cluster file
+// serving queuePath at durability.
+func newClusterSite(t *testing.T, durability string) *clusterSite {
+	t.Helper()
+	s := &clusterSite{root: t.TempDir(), leaders: newLeaderTracker()}
+	s.file = filepath.Join(s.root, "cluster.json")
+	for i := range 3 {
+		m := &memberSite{index: i,
+			identity: filepath.Join(s.root, fmt.Sprintf("member%d.pem", i+1)),
+			data:     filepath.Join(s.root, fmt.Sprintf("data%d", i+1))}
+		id, err := weida.GenerateIdentity()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := id.WritePEMFile(m.identity); err != nil {
+			t.Fatal(err)
+		}
+		m.key = id.Fingerprint().String()
+		s.members = append(s.members, m)
+	}
+	s.writeFile(t, durability)
+	return s
+}
+
+// writeFile picks fresh ports for every member and writes the file. A
+// port free a moment ago may be taken before the member binds it, so
+// startAll retries with new ones.
+func (s *clusterSite) writeFile(t *testing.T, durability string) {
+	t.Helper()
+	var entries []string
+	for _, m := range s.members {
+		m.clientPort, m.raft = freeUDPPort(t), freeUDPPort(t)
+		entries = append(entries, fmt.Sprintf(`{"url": "weida://%s@127.0.0.1:%d", "raft": "127.0.0.1:%d"}`, m.key, m.clientPort, m.raft))
+	}
+	text := fmt.Sprintf("{\"members\": [\n  %s],\n \"queues\": [{\"path\": %q, \"durability\": %q}]}\n",
+		strings.Join(entries, ",\n  "), queuePath, durability)
+	if err := os.WriteFile(s.file, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// freeUDPPort is a loopback UDP port nobody held a moment ago.
+func freeUDPPort(t *testing.T) int {
+	t.Helper()
+	c, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	return c.LocalAddr().(*net.UDPAddr).Port
+}
+
+// url is member m's dialling address of the queue.
+func (m *memberSite) url() string {
+	return fmt.Sprintf("weida://%s@127.0.0.1:%d%s", m.key, m.clientPort, queuePath)
+}
+
+// byKey is the member whose key is key, or nil.
+func (s *clusterSite) byKey(key string) *memberSite {
+	for _, m := range s.members {
+		if m.key == key {
+			return m
+		}
+	}
+	return nil
+}
+
+// startAll starts every member and waits for each one's address; when a
+// port was taken meanwhile it rewrites the file with new ports and starts
+// them all again.
+func (s *clusterSite) startAll(t *testing.T, durability string) {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		var err error
+		for _, m := range s.members {
+			s.start(t, m)
+		}
+		for _, m := range s.members {
+			if err = m.child.awaitAddress(m.url()); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			return
+		}
+		collided := strings.Contains(err.Error(), "address already in use")
+		for _, m := range s.members {
+			m.child.discard()
+			m.child = nil
+		}
+		if !collided || attempt == portAttempts {
+			t.Fatal(err)
+		}
+		t.Logf("a port was taken before its member bound it (%v); new ports", err)
+		s.writeFile(t, durability)
+	}
+}
+
+// start runs member m; it is killed when the test ends if still running.
+func (s *clusterSite) start(t *testing.T, m *memberSite) {
+	t.Helper()
+	bind := fmt.Sprintf("weida://127.0.0.1:%d%s", m.clientPort, queuePath)
+	c := &memberChild{
+		cmd: exec.Command(weidaBinary, "broker", bind, "--cluster", s.file,
+			"--identity", m.identity, "--data", m.data),
+		stdout: newLineSink(nil), stderr: newLineSink(s.leaders.observe), exited: make(chan struct{}),
+	}
+	c.cmd.Stdout, c.cmd.Stderr = c.stdout, c.stderr
+	if err := c.cmd.Start(); err != nil {
+		t.Fatalf("cannot start member %d: %v", m.index+1, err)
+	}
+	go func() {
+		_ = c.cmd.Wait() // its status is read from ProcessState
+		close(c.exited)
+	}()
+	t.Cleanup(func() {
+		_ = c.cmd.Process.Kill()
+		<-c.exited
+	})
+	m.child = c
+}
+
+// memberChild is one run of `weida broker --cluster`.
+type memberChild struct {
+	cmd    *exec.Cmd
+	stdout *lineSink
+	stderr *lineSink
+	exited chan struct{} // closed once the process was reaped
+}
+
+// awaitAddress waits for the address line, which must be want: the same
+// key and port on every start.
+func (c *memberChild) awaitAddress(want string) error {
+	timeout := time.NewTimer(startTimeout)
+	defer timeout.Stop()
+	select {
+	case line := <-c.stdout.first:
+		if line != want {
+			return fmt.Errorf("a member printed %q, want %q", line, want)
+		}
+		return nil
+	case <-c.exited:
+		return fmt.Errorf("a member exited before printing its address (%s); stderr:\n%s", c.cmd.ProcessState, c.stderr.text())
+	case <-timeout.C:
+		return fmt.Errorf("a member printed no address within %v; stderr:\n%s", startTimeout, c.stderr.text())
+	}
+}
+
+// kill sends SIGKILL and requires that the signal is what ended the child.
+func (c *memberChild) kill(t *testing.T) {
+	t.Helper()
+	_ = c.cmd.Process.Signal(syscall.SIGKILL) // an error: gone already, the status says how
+	<-c.exited
+	if st := c.cmd.ProcessState; st.Exited() {
+		t.Fatalf("a member exited on its own (%s) before SIGKILL reached it; stderr:\n%s", st, c.stderr.text())
+	}
+}
+
+// discard ends the child however it stands (it may have exited already).
+func (c *memberChild) discard() {
+	_ = c.cmd.Process.Kill()
+	<-c.exited
+}
+
+// stop sends SIGTERM, the CLI's orderly end, and requires exit 0.
+func (c *memberChild) stop(t *testing.T) {
+	t.Helper()
+	if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatalf("cannot signal a member: %v", err)
+	}
+	timeout := time.NewTimer(stopTimeout)
+	defer timeout.Stop()
+	select {
+	case <-c.exited:
+	case <-timeout.C:
+		t.Fatalf("a member did not stop within %v of SIGTERM; stderr:\n%s", stopTimeout, c.stderr.text())
+	}
+	if code := c.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("a member exited %d after SIGTERM; stderr:\n%s", code, c.stderr.text())
+	}
+}
+
+// badStderr is every line a healthy member does not write: anything at
+// level ERROR, a panic, a race report.
+func (c *memberChild) badStderr() []string {
+	var bad []string
+	for _, line := range c.stderr.lines() {
+		if strings.Contains(line, "level=ERROR") || strings.HasPrefix(line, "panic:") ||
+			strings.Contains(line, "DATA RACE") || strings.HasPrefix(line, "fatal error:") {
+			bad = append(bad, line)
+		}
+	}
+	return bad
+}
