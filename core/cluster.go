@@ -179,8 +179,10 @@ func (v *clusterView) candidates(ctx context.Context) ([]Address, error) {
 // target judges a leader hint (a URL naming the queue) under the caller's
 // trust: a key the caller named in its own URLs is dialled as named; any
 // other key must pass the endpoint's trust (pins, anchors), so with no
-// trust configured it is Untrusted, never dialled. path is the slot's.
-func (v *clusterView) target(hint, path string, trust Trust) (*leaderTarget, error) {
+// trust configured it is Untrusted, never dialled, wrapping cause (the
+// refusal that named it, so its NOT_LEADER detail stays readable). path is
+// the slot's.
+func (v *clusterView) target(hint, path string, trust Trust, cause error) (*leaderTarget, error) {
 	a, err := identity.ParseAddress(hint)
 	if err != nil || a.Scheme != identity.SchemeQUIC {
 		return nil, errs.New(errs.KindProtocol, "the cluster named the leader %q, which is not a weida:// URL", hint)
@@ -190,8 +192,10 @@ func (v *clusterView) target(hint, path string, trust Trust) (*leaderTarget, err
 		return &leaderTarget{addr: a}, nil
 	}
 	if trust.IsEmpty() {
-		return nil, errs.New(errs.KindUntrusted,
+		e := errs.New(errs.KindUntrusted,
 			"the cluster named the leader %s, whose key is not among the %d this endpoint was given, and no trust (pin, anchor) is configured", a, len(v.named))
+		e.Err = cause
+		return nil, e
 	}
 	t := &leaderTarget{addr: a, key: a.Fingerprint, hasKey: a.HasFingerprint}
 	t.addr.Fingerprint, t.addr.HasFingerprint = Fingerprint{}, false // the trust decides

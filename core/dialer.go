@@ -53,7 +53,8 @@ type slot struct {
 	// cluster is set for a slot that reaches a replicated queue's leader
 	// (a cluster address, or a URL that answered NOT_LEADER): cluster.go.
 	cluster *clusterView
-	stop    chan struct{} // closed when pc's watch must end without a redial (repoint)
+	stop    chan struct{}   // closed when pc's watch must end without a redial (repoint)
+	checked *transport.Conn // the connection ensureLeader confirmed (redirect.go)
 }
 
 func newDialer(rt *Runtime, trust Trust, opts []EndpointOption) *dialer {
@@ -138,38 +139,6 @@ func (d *dialer) connect(ctx context.Context, url string) error {
 	d.mu.Unlock()
 	d.goLive(s, pc)
 	return nil
-}
-
-// openSlot makes s's first connection: to its URL, or, for a cluster
-// address, to the leader its members name, searching under the redial
-// back-off while none is known, until ctx ends.
-func (d *dialer) openSlot(ctx context.Context, s *slot) (*pooledConn, error) {
-	if s.cluster == nil {
-		return d.open(ctx, s.addr)
-	}
-	var rd redirects
-	for {
-		pc, err := d.dialCluster(ctx, s)
-		if !errors.Is(err, errNoLeader) {
-			return pc, err
-		}
-		rd.waits++
-		if err := d.backOff(ctx, &rd, err); err != nil {
-			return nil, err
-		}
-	}
-}
-
-// redialOnce is one redial attempt: a cluster slot searches for its
-// leader, any other dials its address, pinned to its first key.
-func (d *dialer) redialOnce(s *slot, pinned Address) (*pooledConn, error) {
-	d.mu.Lock()
-	cluster := s.cluster != nil
-	d.mu.Unlock()
-	if cluster {
-		return d.dialCluster(d.ctx, s)
-	}
-	return d.open(d.ctx, pinned)
 }
 
 // open acquires a pooled connection and prepares it for this endpoint.
@@ -357,6 +326,11 @@ func (d *dialer) openTransfer(ctx context.Context, meta TransferMeta) (*Outgoing
 		if err != nil {
 			return nil, err
 		}
+		if moved, err := d.queueLeader(ctx, c, meta); err != nil {
+			return nil, err
+		} else if moved {
+			continue
+		}
 		out, err := openTransfer(ctx, c, meta)
 		if !endedUnderOpen(c, err) {
 			return out, err
@@ -371,6 +345,11 @@ func (d *dialer) openExchange(ctx context.Context, meta TransferMeta) (*Outgoing
 		c, err := d.live(ctx)
 		if err != nil {
 			return nil, nil, err
+		}
+		if moved, err := d.queueLeader(ctx, c, meta); err != nil {
+			return nil, nil, err
+		} else if moved {
+			continue
 		}
 		out, reply, err := openExchange(ctx, c, meta)
 		if !endedUnderOpen(c, err) {

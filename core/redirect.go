@@ -73,7 +73,7 @@ func (d *dialer) followNotLeader(ctx context.Context, c *transport.Conn, err err
 			return false, &errs.Error{Kind: errs.KindRejected, Err: err,
 				Msg: "not the leader after " + strconv.Itoa(MaxRedirects) + " redirects; the last member named " + nl.Leader}
 		}
-		t, terr := v.target(nl.Leader, path, d.trust)
+		t, terr := v.target(nl.Leader, path, d.trust, err)
 		if terr != nil {
 			return false, terr
 		}
@@ -144,111 +144,6 @@ func (d *dialer) backOff(ctx context.Context, rd *redirects, last error) error {
 	}
 }
 
-// dialCluster connects s to its queue's leader: the hint it holds first,
-// then every member it may ask, each with the leader query. A member that
-// does not serve the query (UNKNOWN_ENDPOINT: not a cluster node) is taken
-// as it is. errNoLeader when nobody named a leader.
-func (d *dialer) dialCluster(ctx context.Context, s *slot) (*pooledConn, error) {
-	d.mu.Lock()
-	v := s.clusterOfLocked()
-	hint := v.hint
-	v.hint = nil
-	path := s.addr.Path
-	d.mu.Unlock()
-	if hint != nil {
-		pc, err := d.openLeader(ctx, hint)
-		if err == nil || errs.KindOf(err) == errs.KindUntrusted {
-			return pc, err
-		}
-	}
-	d.mu.Lock()
-	members, err := v.candidates(ctx)
-	d.mu.Unlock()
-	if err != nil {
-		return nil, err
-	}
-	untrusted := 0
-	var lastUntrusted error
-	for _, m := range members {
-		answer, self, err := d.askLeader(ctx, m)
-		switch {
-		case errs.KindOf(err) == errs.KindUntrusted:
-			untrusted, lastUntrusted = untrusted+1, err // a proposal the trust refuses
-			continue
-		case err != nil:
-			continue // unreachable, or no leader known there
-		case self:
-			return d.openLeader(ctx, &leaderTarget{addr: m})
-		}
-		d.mu.Lock()
-		stale := v.stale(answer.Term, true)
-		d.mu.Unlock()
-		if stale {
-			continue
-		}
-		t, err := v.target(answer.Leader, path, d.trust)
-		if err != nil {
-			return nil, err
-		}
-		if pc, err := d.openLeader(ctx, t); err == nil || errs.KindOf(err) == errs.KindUntrusted {
-			return pc, err
-		}
-	}
-	if untrusted == len(members) {
-		return nil, lastUntrusted // nobody it may trust: no retry finds one
-	}
-	return nil, errNoLeader
-}
-
-// askLeader asks member m who leads m's path. self is true when m does not
-// serve the query: it is no cluster node, so it serves the path itself.
-func (d *dialer) askLeader(ctx context.Context, m Address) (wire.LeaderAnswer, bool, error) {
-	ctx, cancel := context.WithTimeout(ctx, leaderQueryTimeout)
-	defer cancel()
-	pc, err := d.rt.acquire(ctx, m, d.trust, d.id)
-	if err != nil {
-		return wire.LeaderAnswer{}, false, err
-	}
-	defer d.rt.release(pc)
-	out, reply, err := openExchangeAt(ctx, pc.conn, LeaderPath, TransferMeta{}.whole(len(m.Path)))
-	if err != nil {
-		return wire.LeaderAnswer{}, false, err
-	}
-	stop := context.AfterFunc(ctx, func() { out.Cancel(); _ = reply.Close() })
-	defer stop()
-	if _, err := out.Write([]byte(m.Path)); err == nil {
-		_, _ = out.Finish()
-	}
-	in, err := reply.Recv(ctx)
-	if err != nil {
-		k := errs.KindOf(err)
-		return wire.LeaderAnswer{}, k == errs.KindUnknownEndpoint || k == errs.KindUnsupported, err
-	}
-	body, err := in.Collect(maxLeaderAnswer)
-	if err != nil {
-		return wire.LeaderAnswer{}, false, err
-	}
-	a, err := wire.DecodeLeaderAnswer(body)
-	if err != nil {
-		return wire.LeaderAnswer{}, false, errs.Wrap(errs.KindProtocol, err, "bad leader answer from "+m.String())
-	}
-	return a, false, nil
-}
-
-// openLeader opens t for the endpoint; a key the hint named but trust
-// judged is checked against the key the handshake proved.
-func (d *dialer) openLeader(ctx context.Context, t *leaderTarget) (*pooledConn, error) {
-	pc, err := d.open(ctx, t.addr)
-	if err != nil || !t.hasKey {
-		return pc, err
-	}
-	if proved, _ := pc.conn.Peer(); proved != t.key {
-		d.drop(pc)
-		return nil, errs.New(errs.KindUntrusted, "the leader at %s proved key %s, not the %s the cluster named", t.addr.HostPort(), proved, t.key)
-	}
-	return pc, nil
-}
-
 // slotOf finds the slot whose live connection is c.
 func (d *dialer) slotOf(c *transport.Conn) *slot {
 	d.mu.Lock()
@@ -272,8 +167,8 @@ func (d *dialer) repoint(s *slot, old *transport.Conn, pc *pooledConn) {
 		return
 	}
 	prev := s.pc
-	s.pc = nil
-	close(s.stop) // prev's watch ends without redialling
+	s.pc, s.checked = nil, pc.conn // a leader named, or found by the query
+	close(s.stop)                  // prev's watch ends without redialling
 	d.mu.Unlock()
 	d.drop(prev)
 	d.goLive(s, pc)

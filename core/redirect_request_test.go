@@ -68,8 +68,9 @@ func TestRequestRefusesAHintOutsideTrust(t *testing.T) {
 	a.setHint(stranger.url, 1)
 	r := requester(t, weida.TrustByAddress(), a.url) // trusts a's key, as its URL names it
 	_, err := r.Request(ctxFor(t), []byte("job"), 1024)
-	if !errors.Is(err, weida.ErrUntrusted) {
-		t.Fatalf("request: %v, want Untrusted", err)
+	var nl *weida.NotLeaderError
+	if !errors.Is(err, weida.ErrUntrusted) || !errors.As(err, &nl) || nl.Leader != stranger.url {
+		t.Fatalf("request: %v, want Untrusted carrying the NOT_LEADER that named %s", err, stranger.url)
 	}
 	if stranger.served.Load() != 0 {
 		t.Fatal("the request was sent to a key outside the trust")

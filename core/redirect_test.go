@@ -27,18 +27,20 @@ type fakeMember struct {
 	answer atomic.Pointer[string] // the leader query's answer; "" is NOT_LEADER without a leader
 	asked  atomic.Int64           // leader queries answered
 	served atomic.Int64           // exchanges confirmed
+	took   chan []byte            // one-way transfers taken while leading
 	heard  chan weida.PortEvent   // the port's other events (consumers')
 }
 
 func newFakeMember(t *testing.T) *fakeMember {
 	t.Helper()
 	rt := testRuntime(t)
-	m := &fakeMember{b: bindLoopback(t, rt), heard: make(chan weida.PortEvent, 64)}
+	m := &fakeMember{b: bindLoopback(t, rt), heard: make(chan weida.PortEvent, 64), took: make(chan []byte, 64)}
 	m.url = m.b.URL("/q")
 	var err error
 	if m.port, err = m.b.QueuePort("/q"); err != nil {
 		t.Fatal(err)
 	}
+	m.port.SetLeaderGate(m.leads.Load) // as a broker's replicated queue does
 	lp, err := m.b.LeaderPort()
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +59,15 @@ func (m *fakeMember) serveProducers() {
 	for {
 		select {
 		case ev := <-m.port.Events():
-			if ev.Kind != weida.PortExchange {
+			switch {
+			case ev.Kind == weida.PortTransfer && !m.leads.Load():
+				_ = ev.Transfer.RefuseNotLeader()
+				continue
+			case ev.Kind == weida.PortTransfer:
+				body, _ := ev.Transfer.Collect(1 << 20)
+				m.took <- body
+				continue
+			case ev.Kind != weida.PortExchange:
 				m.heard <- ev
 				continue
 			}
@@ -180,6 +190,7 @@ func TestSubscriberFindsTheNewLeaderAfterANotLeaderClose(t *testing.T) {
 	a, b := newFakeMember(t), newFakeMember(t)
 	a.setAnswer(a.url)
 	b.setAnswer(a.url)
+	a.leads.Store(true)
 	s := testRuntime(t).Subscriber(trustOf(t, a, b), fastRedial())
 	if err := s.Connect(ctxFor(t), a.url); err != nil { // one member's URL: the cluster finds the rest
 		t.Fatal(err)
@@ -199,7 +210,59 @@ func TestSubscriberFindsTheNewLeaderAfterANotLeaderClose(t *testing.T) {
 	b.term.Store(2)
 	a.setAnswer(b.url)
 	b.setAnswer(b.url)
+	a.leads.Store(false)
+	b.leads.Store(true)
 	ev.Conn.CloseNotLeader()
+	var subscribed, granted bool
+	for !subscribed || !granted {
+		ev := b.next(t)
+		subscribed = subscribed || ev.Kind == weida.PortSubscribe && ev.Filter == "jobs.#"
+		granted = granted || ev.Kind == weida.PortCredit && ev.Limit == 3
+	}
+}
+
+func TestPusherToAQueueAsksWhoLeadsBeforeItsFirstReportingSend(t *testing.T) {
+	a, b := newFakeMember(t), newFakeMember(t)
+	a.setAnswer(b.url) // a follower, which would stop a one-way transfer with 10
+	b.setAnswer(b.url)
+	b.leads.Store(true)
+	p := testRuntime(t).Pusher(trustOf(t, a, b), fastRedial())
+	if err := p.Connect(ctxFor(t), a.url); err != nil {
+		t.Fatal(err)
+	}
+	for _, body := range []string{"first", "second"} {
+		if _, err := p.SendReporting(ctxFor(t), []byte(body), weida.ReportOrder{Levels: []uint64{weida.Accepted}}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case got := <-b.took:
+			if string(got) != body {
+				t.Fatalf("the leader took %q, want %q", got, body)
+			}
+		case <-ctxFor(t).Done():
+			t.Fatalf("%q never reached the leader", body)
+		}
+	}
+	if a.asked.Load() != 1 || b.asked.Load() != 0 {
+		t.Fatalf("asked the follower %d times, the leader %d; want once, on the first connection only", a.asked.Load(), b.asked.Load())
+	}
+}
+
+func TestSubscriberGrantMovesToTheLeader(t *testing.T) {
+	a, b := newFakeMember(t), newFakeMember(t)
+	a.setAnswer(b.url)
+	b.setAnswer(b.url)
+	b.leads.Store(true)
+	s := testRuntime(t).Subscriber(trustOf(t, a, b), fastRedial())
+	if err := s.Connect(ctxFor(t), a.url); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Subscribe(ctxFor(t), "jobs.#"); err != nil {
+		t.Fatal(err) // a stops it with 10: nothing tells the subscriber
+	}
+	if err := s.Grant(ctxFor(t), 3); err != nil {
+		t.Fatal(err)
+	}
 	var subscribed, granted bool
 	for !subscribed || !granted {
 		ev := b.next(t)

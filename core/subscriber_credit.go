@@ -36,6 +36,11 @@ func (s *Subscriber) Grant(ctx context.Context, limit uint64) error {
 	filters := append([]string(nil), s.filters...)
 	conns := s.liveLocked()
 	s.mu.Unlock()
+	// CREDIT is a queue's: a member that does not lead it would stop it.
+	conns, err := s.d.leaders(ctx, conns)
+	if err != nil {
+		return err
+	}
 	return creditSend(ctx, conns, filters, limit)
 }
 
