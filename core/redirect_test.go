@@ -103,6 +103,17 @@ func (m *fakeMember) next(t *testing.T) weida.PortEvent {
 	return weida.PortEvent{}
 }
 
+// awaitConsumer waits until a consumer subscribed to filter and granted limit.
+func (m *fakeMember) awaitConsumer(t *testing.T, filter string, limit uint64) {
+	t.Helper()
+	var subscribed, granted bool
+	for !subscribed || !granted {
+		ev := m.next(t)
+		subscribed = subscribed || ev.Kind == weida.PortSubscribe && ev.Filter == filter
+		granted = granted || ev.Kind == weida.PortCredit && ev.Filter == filter && ev.Limit == limit
+	}
+}
+
 func (m *fakeMember) serveQueries(lp *weida.QueuePort) {
 	for {
 		select {
@@ -213,12 +224,7 @@ func TestSubscriberFindsTheNewLeaderAfterANotLeaderClose(t *testing.T) {
 	a.leads.Store(false)
 	b.leads.Store(true)
 	ev.Conn.CloseNotLeader()
-	var subscribed, granted bool
-	for !subscribed || !granted {
-		ev := b.next(t)
-		subscribed = subscribed || ev.Kind == weida.PortSubscribe && ev.Filter == "jobs.#"
-		granted = granted || ev.Kind == weida.PortCredit && ev.Limit == 3
-	}
+	b.awaitConsumer(t, "jobs.#", 3)
 }
 
 func TestPusherToAQueueAsksWhoLeadsBeforeItsFirstReportingSend(t *testing.T) {
@@ -263,10 +269,5 @@ func TestSubscriberGrantMovesToTheLeader(t *testing.T) {
 	if err := s.Grant(ctxFor(t), 3); err != nil {
 		t.Fatal(err)
 	}
-	var subscribed, granted bool
-	for !subscribed || !granted {
-		ev := b.next(t)
-		subscribed = subscribed || ev.Kind == weida.PortSubscribe && ev.Filter == "jobs.#"
-		granted = granted || ev.Kind == weida.PortCredit && ev.Limit == 3
-	}
+	b.awaitConsumer(t, "jobs.#", 3)
 }
