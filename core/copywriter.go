@@ -30,7 +30,9 @@ const DefaultSubscriberBufferBytes = 8 << 20
 // (endpoint_queue) and in payload bytes (subscriber_buffer_bytes); a copy
 // that does not fit is dropped on arrival (drop-new), never a queued one.
 // Payload slices are shared between the copies of one message and never
-// written to.
+// written to. A copy hands out no receipt, so none is tracked
+// (OpenUniUnwatched): a drain waits for the peer to consume it with every
+// other stream, and counts the copies still queued.
 //
 // Streamed fan-out copies (fanout.go) are written by their own goroutines
 // but draw on the same byte budget through reserve and unreserve, so one
@@ -111,7 +113,7 @@ func (w *copyWriter) offer(h wire.Data, payload []byte) DropCause {
 		// Nothing is ahead of this copy: it goes out from here when that
 		// needs no wait, without waking the writer goroutine (and, when it
 		// cannot, queues with the number it already drew).
-		if _, sent, _ := w.conn.SendNow(&h, payload); sent {
+		if sent, _ := w.conn.SendNowUnwatched(&h, payload); sent {
 			return DropNone
 		}
 	}
@@ -186,7 +188,7 @@ func (w *copyWriter) run() {
 }
 
 func (w *copyWriter) write(ctx context.Context, it copyItem) error {
-	out, err := w.conn.OpenUni(ctx, &it.header)
+	out, err := w.conn.OpenUniUnwatched(ctx, &it.header)
 	if err != nil {
 		return err
 	}

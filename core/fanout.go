@@ -290,7 +290,7 @@ func (cp *fanoutCopy) run() {
 	defer cp.f.p.copyEnded(cp)
 	defer cp.discard()
 	defer cp.cancel()
-	out, err := cp.conn.OpenUni(cp.ctx, &cp.header)
+	out, err := cp.conn.OpenUniUnwatched(cp.ctx, &cp.header) // a copy hands out no receipt
 	if err != nil {
 		cp.drop(DropWire)
 		return

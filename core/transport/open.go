@@ -20,6 +20,27 @@ func (c *Conn) OpenUni(ctx context.Context, h *wire.Data) (*OutStream, error) {
 	return o, nil
 }
 
+// OpenUniUnwatched is OpenUni for a transfer whose receipt nobody can
+// observe (a publisher's copy): no receipt is tracked, so its packets cost
+// the receipt tracker nothing, and its Finish returns a nil Receipt. A
+// graceful close still waits for the peer to consume it (AwaitPeerConsumed
+// counts every stream opened), which implies every byte arrived.
+func (c *Conn) OpenUniUnwatched(ctx context.Context, h *wire.Data) (*OutStream, error) {
+	if err := c.Err(); err != nil {
+		return nil, err
+	}
+	s, err := c.openUniStream(ctx)
+	if err != nil {
+		return nil, err
+	}
+	o := new(OutStream)
+	o.setUp(c, s, false)
+	if err := o.writeData(h); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
 // OpenUniInto is OpenUni setting up the transfer in out, a zero OutStream
 // the caller placed inside its own state (one allocation for the transfer
 // of both layers).

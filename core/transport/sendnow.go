@@ -19,6 +19,18 @@ import (
 // A payload above the largest first write that travels with its header,
 // and every local transport, report false at once.
 func (c *Conn) SendNow(h *wire.Data, payload []byte) (*Receipt, bool, error) {
+	return c.sendNow(h, payload, true)
+}
+
+// SendNowUnwatched is SendNow for a transfer whose receipt nobody can
+// observe (a publisher's copy): no receipt is tracked for it (see
+// OpenUniUnwatched).
+func (c *Conn) SendNowUnwatched(h *wire.Data, payload []byte) (bool, error) {
+	_, sent, err := c.sendNow(h, payload, false)
+	return sent, err
+}
+
+func (c *Conn) sendNow(h *wire.Data, payload []byte, watched bool) (*Receipt, bool, error) {
 	if c.local != nil || len(payload) > coalesceMax {
 		return nil, false, nil
 	}
@@ -29,7 +41,8 @@ func (c *Conn) SendNow(h *wire.Data, payload []byte) (*Receipt, bool, error) {
 	if !ok || err != nil {
 		return nil, false, err
 	}
-	o := newOutStream(c, s)
+	o := new(OutStream)
+	o.setUp(c, s, watched)
 	if err := o.writeData(h); err != nil {
 		return nil, false, err // the header the peer would refuse: Cancel reset the stream
 	}

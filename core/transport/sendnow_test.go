@@ -94,11 +94,37 @@ func TestSendNowWithoutCreditSendsNothing(t *testing.T) {
 	if got, err := io.ReadAll(<-s.h.data); err != nil || string(got) != "after" {
 		t.Fatalf("the next stream read %q, %v; want the waiting send's", got, err)
 	}
-	if _, ok, err := c.SendNow(&h, []byte("again")); err != nil || !ok {
-		t.Fatalf("SendNow with credit back: %v, %v", ok, err)
-	}
+	sendNowOnceCredited(t, c, &h, []byte("again"))
 	if got, err := io.ReadAll(<-s.h.data); err != nil || string(got) != "again" {
 		t.Fatalf("read %q, %v", got, err)
+	}
+}
+
+// sendNowOnceCredited retries SendNow at each change of the peer's stream
+// credit until it goes out: the peer grants credit back in MAX_STREAMS
+// frames that may trail the reads that freed it.
+func sendNowOnceCredited(t *testing.T, c *Conn, h *wire.Data, payload []byte) {
+	t.Helper()
+	ct := &c.receipts.credit
+	for {
+		ct.mu.Lock()
+		if ct.changed == nil {
+			ct.changed = make(chan struct{})
+		}
+		changed := ct.changed // taken before the attempt, so no grant is missed
+		ct.mu.Unlock()
+		_, ok, err := c.SendNow(h, payload)
+		if err != nil {
+			t.Fatalf("SendNow with credit back: %v", err)
+		}
+		if ok {
+			return
+		}
+		select {
+		case <-changed:
+		case <-testContext(t).Done():
+			t.Fatal("SendNow never went out once the peer read every stream")
+		}
 	}
 }
 

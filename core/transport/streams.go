@@ -24,6 +24,8 @@ type OutStream struct {
 	state   outState
 	mu      sync.Mutex // guards state against a concurrent Cancel
 	rc      Receipt    // this half's receipt, inline: one allocation per stream
+	// unwatched is a half whose receipt is not tracked (OpenUniUnwatched).
+	unwatched bool
 	// header backs pending for the usual small header (it grows on the heap
 	// when larger); AppendFrame writes preamble and header into it.
 	header [outHeaderInline]byte
@@ -57,9 +59,19 @@ func newOutStream(c *Conn, s sendHalf) *OutStream {
 
 // init sets up a zero OutStream in place (OpenBi allocates it beside its
 // ReplyHalf).
-func (o *OutStream) init(c *Conn, s sendHalf) {
+func (o *OutStream) init(c *Conn, s sendHalf) { o.setUp(c, s, true) }
+
+// setUp is init, tracking the half's receipt only when watched. An
+// unwatched receipt is never in the tracker's map: settling it (a failed
+// write, a Cancel) only marks it resolved.
+func (o *OutStream) setUp(c *Conn, s sendHalf, watched bool) {
 	o.c, o.s = c, s
-	c.receipts.watchInto(&o.rc, s.StreamID())
+	if watched {
+		c.receipts.watchInto(&o.rc, s.StreamID())
+		return
+	}
+	o.unwatched = true
+	o.rc.tracker, o.rc.stream, o.rc.final = c.receipts, s.StreamID(), -1
 }
 
 // writeFrame prepares a preamble and header, checking the peer's header
@@ -141,6 +153,9 @@ func (o *OutStream) Finish() (*Receipt, error) {
 	if o.c.local != nil {
 		return o.finishLocal()
 	}
+	if o.unwatched {
+		return nil, o.finishUnwatched()
+	}
 	o.rc.tracker.finish(&o.rc, o.written)
 	if err := o.s.Close(); err != nil {
 		if o.refusedBeforeFinish() {
@@ -151,6 +166,15 @@ func (o *OutStream) Finish() (*Receipt, error) {
 		return nil, e
 	}
 	return &o.rc, nil
+}
+
+// finishUnwatched queues the FIN of a half with no receipt; a refusal
+// that came first is its error.
+func (o *OutStream) finishUnwatched() error {
+	if err := o.s.Close(); err != nil {
+		return errs.Wrap(errs.KindCanceled, err, "finish failed")
+	}
+	return nil
 }
 
 // finishable says why Finish may not run: the transfer finished or was
@@ -224,8 +248,13 @@ func (o *OutStream) CancelWith(code wire.AppCode) {
 	o.rc.tracker.settle(&o.rc, errs.New(errs.KindCanceled, "the transfer was canceled locally"))
 }
 
-// Receipt is this half's transport receipt.
-func (o *OutStream) Receipt() *Receipt { return &o.rc }
+// Receipt is this half's transport receipt; nil for an unwatched half.
+func (o *OutStream) Receipt() *Receipt {
+	if o.unwatched {
+		return nil
+	}
+	return &o.rc
+}
 
 // Written counts the bytes written so far, header included.
 func (o *OutStream) Written() int64 { return o.written }

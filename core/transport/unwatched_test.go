@@ -1,0 +1,76 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"testing"
+
+	"github.com/weida-go/weida/core/wire"
+)
+
+// An unwatched transfer (a publisher's copy) reaches the peer like any
+// other, but the receipt tracker keeps nothing for it: no receipt among the
+// outstanding ones, no packet record. A graceful close still waits for the
+// peer to consume it.
+func TestUnwatchedTransfersAreDeliveredWithoutReceiptRecords(t *testing.T) {
+	s := startServer(t, NewConfig())
+	c, _ := dialServer(t, s, s.l.Addr(), NewConfig())
+	payload := bytes.Repeat([]byte("copy "), 4000) // several packets
+	h := wire.Data{Endpoint: wire.Some("/t")}
+	sent, err := c.SendNowUnwatched(&h, payload[:100])
+	if err != nil || !sent {
+		t.Fatalf("SendNowUnwatched = %v, %v; want sent", sent, err)
+	}
+	out, err := c.OpenUniUnwatched(testContext(t), &h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Receipt() != nil {
+		t.Fatal("an unwatched transfer hands out a receipt")
+	}
+	if _, err := out.Write(payload); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := out.Finish(); r != nil || err != nil {
+		t.Fatalf("Finish = %v, %v; want no receipt and no error", r, err)
+	}
+	if n := len(c.OutstandingReceipts()); n != 0 {
+		t.Fatalf("%d receipts outstanding, want none", n)
+	}
+	for _, want := range [][]byte{payload[:100], payload} {
+		in := <-s.h.data
+		if got, err := io.ReadAll(in); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("read %d bytes, %v; want %d", len(got), err, len(want))
+		}
+	}
+	if err := c.AwaitPeerConsumed(testContext(t)); err != nil {
+		t.Fatalf("the peer consumed both, yet: %v", err)
+	}
+	c.receipts.mu.Lock()
+	defer c.receipts.mu.Unlock()
+	if got := livePackets(c.receipts); got != 0 {
+		t.Fatalf("%d packet records for unwatched streams, want none", got)
+	}
+}
+
+// A graceful close waits for an unread unwatched transfer as for any
+// stream: the peer has not consumed it.
+func TestAwaitPeerConsumedWaitsForAnUnreadUnwatchedTransfer(t *testing.T) {
+	s := startServer(t, NewConfig())
+	c, _ := dialServer(t, s, s.l.Addr(), NewConfig())
+	h := wire.Data{Endpoint: wire.Some("/t")}
+	if sent, err := c.SendNowUnwatched(&h, []byte("unread")); err != nil || !sent {
+		t.Fatalf("SendNowUnwatched = %v, %v; want sent", sent, err)
+	}
+	in := <-s.h.data // held, not read
+	ctx, cancel := context.WithCancel(testContext(t))
+	cancel()
+	if err := c.AwaitPeerConsumed(ctx); err == nil {
+		t.Fatal("AwaitPeerConsumed returned nil while the peer holds an unread transfer")
+	}
+	_, _ = io.ReadAll(in)
+	if err := c.AwaitPeerConsumed(testContext(t)); err != nil {
+		t.Fatal(err)
+	}
+}
