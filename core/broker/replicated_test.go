@@ -18,8 +18,10 @@ import (
 // testMember is one broker of an in-process cluster.
 type testMember struct {
 	*testBroker
-	id  *weida.Identity
-	url string // its client URL, without a path
+	id     *weida.Identity
+	url    string             // its client URL, without a path
+	raft   string             // its Raft address
+	faults *cluster.FaultPlan // under its Raft socket
 }
 
 // testCluster is n brokers in this process on loopback, each with its own
@@ -41,10 +43,13 @@ func startReplicated(t *testing.T, n int, durability string, paths ...string) *t
 		if err != nil {
 			t.Fatal(err)
 		}
-		if pcs[i], err = net.ListenPacket("udp", "127.0.0.1:0"); err != nil {
+		pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+		if err != nil {
 			t.Fatal(err)
 		}
-		tc.members = append(tc.members, &testMember{id: id})
+		m := &testMember{id: id, raft: pc.LocalAddr().String(), faults: cluster.NewFaultPlan(uint64(i + 1))}
+		pcs[i] = m.faults.Wrap(pc)
+		tc.members = append(tc.members, m)
 		members = append(members, "")
 	}
 	for _, p := range paths {
@@ -65,7 +70,7 @@ func startReplicated(t *testing.T, n int, durability string, paths ...string) *t
 		}
 		m.testBroker = &testBroker{rt: rt, binding: b}
 		m.url = strings.TrimSuffix(b.URL("/"), "/")
-		members[i] = fmt.Sprintf(`{"url": %q, "raft": %q}`, m.url, pcs[i].LocalAddr().String())
+		members[i] = fmt.Sprintf(`{"url": %q, "raft": %q}`, m.url, m.raft)
 	}
 	raw := fmt.Sprintf(`{"members": [%s], "queues": [%s]}`, strings.Join(members, ","), strings.Join(queueList, ","))
 	file, err := cluster.Parse([]byte(raw))
@@ -326,5 +331,74 @@ func TestRetireHandsTheLeadershipOn(t *testing.T) {
 	c := newConsumer(t, next.url+"/jobs", "", 1)
 	if r := c.recv(t); string(r.body) != "kept" {
 		t.Fatalf("the new leader delivered %d bytes, want \"kept\"", len(r.body))
+	}
+}
+
+func TestAMinorityLeaderConfirmsAndDeliversNothing(t *testing.T) {
+	tc := startReplicated(t, 3, "written", "/jobs")
+	old := tc.leader(t, "/jobs")
+	p := newProducer(t, old.url+"/jobs")
+	for i := range 3 {
+		p.mustSendLevel(t, weida.Replicated, "", []byte(fmt.Sprintf("before-%d", i)))
+	}
+	majority := tc.others(old)
+	if err := old.faults.Partition(majority[0].raft, majority[1].raft); err != nil {
+		t.Fatal(err)
+	}
+
+	// Cut off, the old leader may believe it leads a while longer: nothing
+	// it is asked in that time is confirmed, and a consumer that comes to
+	// it with credit gets nothing (every delivery must commit a DELIVER).
+	// The request is streamed, so no redirect can resend it elsewhere:
+	// whatever answers, it is the old leader.
+	newConsumer(t, old.url+"/jobs", "", 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if out, reply, err := p.req.Open(ctx, weida.TransferMeta{}); err == nil {
+		_, _ = out.Write([]byte("during"))
+		_, _ = out.Finish()
+		if in, err := reply.Recv(ctx); err == nil {
+			level, ok := in.Meta().Achieved()
+			t.Fatalf("a minority leader answered (level %d, present %v)", level, ok)
+		}
+	}
+	next := leaderAmong(t, "/jobs", majority)
+	if s := old.stats(t, "/jobs"); s.Delivered != 0 {
+		t.Fatalf("the minority leader wrote %d deliveries", s.Delivered)
+	}
+
+	// The majority serves what was committed.
+	c2 := newConsumer(t, next.url+"/jobs", "", 10)
+	got := map[string]bool{}
+	for len(got) < 3 {
+		r := c2.recv(t)
+		if !strings.HasPrefix(string(r.body), "before-") {
+			t.Fatalf("the new leader delivered %q, never confirmed", r.body)
+		}
+		got[string(r.body)] = true
+		r.settle(t)
+	}
+	p2 := newProducer(t, next.url+"/jobs")
+	p2.mustSendLevel(t, weida.Replicated, "", []byte("after"))
+	if r := c2.recv(t); string(r.body) != "after" {
+		t.Fatalf("delivered %q, want \"after\" (\"during\" was never confirmed)", r.body)
+	}
+
+	// Healed, the old leader follows: it applies the majority's entries
+	// and leads nothing.
+	old.faults.Heal()
+	want := next.node.Group("/jobs").Stats().CommitIndex
+	g := old.node.Group("/jobs")
+	ctx2 := ctxFor(t)
+	for g.Stats().AppliedIndex < want {
+		ch, _ := g.FSM.Changed()
+		select {
+		case <-ch:
+		case <-ctx2.Done():
+			t.Fatalf("the healed member applied %d of %d", g.Stats().AppliedIndex, want)
+		}
+	}
+	if g.IsLeader() {
+		t.Fatal("the healed member leads again")
 	}
 }
