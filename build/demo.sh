@@ -12,6 +12,8 @@
 #   Queue      weida broker + weida-tour queue (producer -> queue -> consumer,
 #              ACCEPTED, STORED and PROCESSED arriving at the producer), with
 #              access rules on: weida keygen, listed keys, an unlisted one refused
+#   Cluster    three weida broker --cluster members + weida-tour cluster (the
+#              leader SIGKILLed mid-stream, nothing certified lost)
 #   PAIR, SURVEY, BUS   weida-tour (the CLI has no verb for them)
 set -euo pipefail
 export LC_ALL=C
@@ -242,6 +244,57 @@ grep -qx 'weida: retired: 0 settled, 0 requeued, 0 held undelivered' "$work/brok
 	fail "the broker did not retire with every message settled"
 [ ! -s "$work/broker.out" ] || fail "the broker printed more than its address: $(cat "$work/broker.out")"
 echo "the broker retired with nothing out and nothing held, and exited 0"
+
+step "Cluster: three brokers replicate a queue; the leader is killed mid-stream and nothing certified is lost"
+ports=($("$bin/weida-tour" ports 6)) # the file names every member's ports: free ones, chosen now
+for i in 1 2 3; do
+	show "weida keygen node$i.pem"
+	"$weida" keygen "$work/node$i.pem" >"$work/node$i.fp" || fail "keygen node$i failed"
+	echo "  $(cat "$work/node$i.fp")"
+done
+{
+	echo '{"members": ['
+	for i in 1 2 3; do
+		sep=,
+		[ "$i" = 3 ] && sep=
+		printf '   {"url": "weida://%s@127.0.0.1:%s", "raft": "127.0.0.1:%s"}%s\n' \
+			"$(cat "$work/node$i.fp")" "${ports[2 * i - 2]}" "${ports[2 * i - 1]}" "$sep"
+	done
+	echo ' ],'
+	echo ' "queues": [{"path": "/orders", "durability": "flushed"}]}'
+} >"$work/cluster.json"
+echo "cluster.json (every member reads the same file):"
+sed 's/^/  /' "$work/cluster.json"
+for i in 1 2 3; do
+	url="weida://127.0.0.1:${ports[2 * i - 2]}/orders"
+	trust=()
+	[ "$i" = 1 ] && trust=(--trust-out "$work/members.keys")
+	start "node$i" "NODE$i" "weida broker '$url' --cluster cluster.json --identity node$i.pem --data node$i-data ${trust[*]:+--trust-out members.keys}" \
+		broker "$url" --cluster "$work/cluster.json" --identity "$work/node$i.pem" --data "$work/node$i-data" "${trust[@]}"
+	eval "node${i}_addr=\$addr"
+done
+echo "members.keys (--trust-out: the keys a client trusts to accept any member):"
+sed 's/^/  /' "$work/members.keys"
+show "weida-tour cluster --pids \$NODE_PIDS \"\$NODE1\" \"\$NODE2\" \"\$NODE3\""
+# The shell would report the killed member's death on its stderr: park it
+# on fd 8 (what the tour and the stops write still reaches stderr).
+exec 8>&2 2>/dev/null
+"$bin/weida-tour" cluster --pids "$node1_pid,$node2_pid,$node3_pid" "$node1_addr" "$node2_addr" "$node3_addr" 2>&8 ||
+	fail "the cluster scene failed" 2>&8
+for i in 1 2 3; do
+	pid_var="node${i}_pid" copier_var="node${i}_copier"
+	if kill -0 "${!pid_var}" 2>/dev/null; then
+		stop "node$i" 2>&8
+		echo "member $i's leadership log (SIGTERM, exit 0):"
+	else
+		wait "${!pid_var}" 2>/dev/null || true # the leader the tour killed
+		wait "${!copier_var}"
+		echo "member $i's leadership log (killed):"
+	fi
+	grep 'cluster: leader changed' "$work/node$i.log" | sed -E 's/^time=[^ ]+ //; s/leader=sha256:0{64}/leader=none/; s/sha256:([0-9a-f]{8})[0-9a-f]{48}([0-9a-f]{8})/sha256:\1…\2/; s/^/  /' ||
+		fail "member $i logged no leader" 2>&8
+done
+exec 2>&8 8>&-
 
 step "PAIR, SURVEY and BUS, which the CLI has no verb for: the weida-tour program"
 show "weida-tour"

@@ -33,7 +33,14 @@ const usage = `usage: weida-tour                         PAIR, SURVEY and BUS on
                                             producer and consumer on a broker's queue
                                             (ADDRESS is a written or flushed queue's,
                                             or a memory queue's with --memory), each
-                                            presenting the identity in its PEM file`
+                                            presenting the identity in its PEM file
+       weida-tour cluster --pids PID,PID,PID ADDRESS ADDRESS ADDRESS
+                                            producer and consumer on a 3-member
+                                            cluster's queue (each member's address
+                                            and process id), killing the leader
+                                            mid-stream
+       weida-tour ports N                   print N loopback UDP ports free a moment
+                                            ago, for a cluster file`
 
 func main() {
 	ctx, cancel := context.WithTimeout(context.Background(), tourTimeout)
@@ -53,6 +60,12 @@ func main() {
 func parseArgs(args []string) (func(context.Context, io.Writer) error, error) {
 	if len(args) == 0 {
 		return runTour, nil
+	}
+	switch args[0] {
+	case "cluster":
+		return parseCluster(args[1:])
+	case "ports":
+		return parsePorts(args[1:])
 	}
 	if args[0] != "queue" {
 		return nil, fmt.Errorf("unknown scene %q", args[0])

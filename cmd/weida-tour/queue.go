@@ -15,9 +15,10 @@ var queueJobs = []string{"resize photo 1", "resize photo 2", "resize photo 3"}
 
 // levelNames names the levels the queue scene orders, as PROTOCOL.md does.
 var levelNames = map[uint64]string{
-	weida.Accepted:  "ACCEPTED",
-	weida.Stored:    "STORED",
-	weida.Processed: "PROCESSED",
+	weida.Accepted:   "ACCEPTED",
+	weida.Stored:     "STORED",
+	weida.Replicated: "REPLICATED",
+	weida.Processed:  "PROCESSED",
 }
 
 // queueOrder is what the producer orders on every message: the broker's

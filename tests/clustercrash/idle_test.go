@@ -35,12 +35,17 @@ func TestIdleClusterKeepsItsLeader(t *testing.T) {
 	// The window is what is measured, not a synchronisation: any leader
 	// change during it fails the test at once.
 	_, changed := site.leaders.leader()
+	opened := time.Now()
 	idle := time.NewTimer(window)
 	defer idle.Stop()
 	select {
 	case <-changed:
 		now, _ := site.leaders.leader()
-		t.Fatalf("the leader changed while idle: %s (term %d) became %s (term %d)", lead.key, lead.term, now.key, now.term)
+		for _, m := range site.members {
+			t.Logf("member %d (%s):\n%s", m.index+1, m.key, m.child.stderr.text())
+		}
+		t.Fatalf("the leader changed after %v idle: %s (term %d) became %s (term %d)",
+			time.Since(opened).Round(time.Second), lead.key, lead.term, now.key, now.term)
 	case <-idle.C:
 	}
 	stopMembers(t, site)
