@@ -11,31 +11,38 @@ import (
 	"github.com/weida-go/weida/core/transport/raftlayer"
 )
 
-// A payload fetch is one stream of kind raftlayer.KindFetch: the member
-// that lacks a body asks for it by digest and the member that has it
-// answers with the body, streamed.
+// A payload stream is one stream of kind raftlayer.KindFetch. Its first
+// byte says what it does: a get (a member that lacks a body asks for it
+// by digest and a member that has it answers with the body, streamed), or
+// a push (the leader offers a body before it proposes its ADMIT).
 //
-//	request:  version u8 (0) | digest [32]
-//	answer:   status u8: 0 found | 1 unknown
-//	          found: length u64 little-endian | exactly length bytes | FIN
+//	get:     op u8 (0) | digest [32] | FIN
+//	answer:  status u8: 0 found | 1 unknown
+//	         found: length u64 little-endian | exactly length bytes | FIN
+//	push:    op u8 (1) | digest [32] | length u64 little-endian | exactly length bytes | FIN
+//	answer:  status u8: 0 stored (durable at the queue's durability) | 1 refused
 //
-// The asker knows the length from the ADMIT and reads no more than it;
-// an answer of another length, a body longer than it said or one that
-// hashes to another digest breaks the protocol, and the asker closes that
-// member's connection. A request that is not 33 well-formed bytes closes
-// the asker's.
+// A reader knows the length (from the ADMIT, or the push's header) and
+// reads no more than it. A body of another length, one that runs past it
+// or one that hashes to another digest breaks the protocol, as does a
+// request that is not well formed, and the reader closes the sender's
+// connection.
 const (
-	fetchVersion       = 0
+	fetchOpGet         = 0
+	fetchOpPush        = 1
 	fetchRequestLen    = 1 + 32
+	pushHeaderLen      = 1 + 32 + 8
 	fetchFound         = 0
 	fetchUnknown       = 1
+	pushStored         = 0
+	pushRefused        = 1
 	fetchAnswerHeadLen = 1 + 8
 )
 
 // Bounds on a fetch.
 const (
-	// fetchRequestTimeout bounds how long a member may take to send its
-	// 33-byte request.
+	// fetchRequestTimeout bounds how long a member may take to send a
+	// request's header.
 	fetchRequestTimeout = 5 * time.Second
 	// fetchIdleTimeout ends a fetch during which nothing arrived for so
 	// long: a body may take long to stream, but not stall.
@@ -48,18 +55,69 @@ var errFetchMalformed = errors.New("payload fetch: malformed")
 // errFetchUnknown is a member's answer that it does not hold the body.
 var errFetchUnknown = errors.New("payload fetch: the member does not hold the body")
 
-func encodeFetchRequest(d [32]byte) []byte {
-	return append([]byte{fetchVersion}, d[:]...)
+// fetchRequest is a payload stream's request: a get, or a push's header.
+type fetchRequest struct {
+	push   bool
+	digest [32]byte
+	length uint64 // a push's
 }
 
-// decodeFetchRequest reads a request: exactly fetchRequestLen bytes.
-func decodeFetchRequest(b []byte) ([32]byte, error) {
-	var d [32]byte
-	if len(b) != fetchRequestLen || b[0] != fetchVersion {
-		return d, fmt.Errorf("%w request: %d bytes, version %v", errFetchMalformed, len(b), b[:min(len(b), 1)])
+func (r fetchRequest) encode() []byte {
+	if !r.push {
+		return append([]byte{fetchOpGet}, r.digest[:]...)
 	}
-	copy(d[:], b[1:])
-	return d, nil
+	return binary.LittleEndian.AppendUint64(append([]byte{fetchOpPush}, r.digest[:]...), r.length)
+}
+
+// readFetchRequest reads a request from the start of a payload stream: a
+// whole get up to its FIN, or a push's header (its body follows). A
+// stream that fails meanwhile is that stream's error; anything else that
+// is not a request is errFetchMalformed.
+func readFetchRequest(r io.Reader) (fetchRequest, error) {
+	var req fetchRequest
+	var buf [pushHeaderLen]byte
+	malformed := func(why string) (fetchRequest, error) {
+		return req, fmt.Errorf("%w request: %s", errFetchMalformed, why)
+	}
+	short := func(err error) bool { return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) }
+	if _, err := io.ReadFull(r, buf[:1]); err != nil {
+		if short(err) {
+			return malformed("empty")
+		}
+		return req, err
+	}
+	switch buf[0] {
+	case fetchOpGet:
+		if _, err := io.ReadFull(r, buf[1:fetchRequestLen]); err != nil {
+			if short(err) {
+				return malformed("a get cut short")
+			}
+			return req, err
+		}
+		if n, err := r.Read(buf[:1]); n != 0 {
+			return malformed("bytes after a get")
+		} else if err != nil && !errors.Is(err, io.EOF) {
+			return req, err
+		}
+		// A Read of 0 bytes and no error is allowed by io.Reader; the
+		// FIN then comes with the answer's write, which is harmless.
+	case fetchOpPush:
+		if _, err := io.ReadFull(r, buf[1:pushHeaderLen]); err != nil {
+			if short(err) {
+				return malformed("a push header cut short")
+			}
+			return req, err
+		}
+		req.push = true
+		req.length = binary.LittleEndian.Uint64(buf[1+32:])
+		if req.length <= MaxInlineBody {
+			return malformed(fmt.Sprintf("a push of %d bytes, which travel in the log", req.length))
+		}
+	default:
+		return malformed(fmt.Sprintf("op %d", buf[0]))
+	}
+	copy(req.digest[:], buf[1:1+32])
+	return req, nil
 }
 
 // readFetchAnswer reads an answer for the body d of length bytes from r
@@ -86,6 +144,14 @@ func readFetchAnswer(r io.Reader, d [32]byte, length uint64, w io.Writer) error 
 	if got := binary.LittleEndian.Uint64(head[1:]); got != length {
 		return fmt.Errorf("%w answer: a body of %d bytes, the ADMIT says %d", errFetchMalformed, got, length)
 	}
+	return readStreamedBody(r, d, length, w)
+}
+
+// readStreamedBody copies the body d of length bytes from r to w, never
+// more than length bytes, and returns nil only when w got exactly the
+// body: length bytes hashing to d, then the end of r.
+func readStreamedBody(r io.Reader, d [32]byte, length uint64, w io.Writer) error {
+	var one [1]byte
 	h := sha256.New()
 	// One byte past the length is read to see a body that runs on.
 	n, err := io.Copy(io.MultiWriter(w, h), io.LimitReader(r, int64(length)))
@@ -95,7 +161,7 @@ func readFetchAnswer(r io.Reader, d [32]byte, length uint64, w io.Writer) error 
 	if uint64(n) < length {
 		return fmt.Errorf("payload fetch: the body ended at %d of %d bytes: %w", n, length, io.ErrUnexpectedEOF)
 	}
-	if m, _ := io.ReadFull(r, head[:1]); m != 0 {
+	if m, _ := io.ReadFull(r, one[:]); m != 0 {
 		return fmt.Errorf("%w answer: the body runs past its %d bytes", errFetchMalformed, length)
 	}
 	var sum [32]byte
@@ -105,46 +171,53 @@ func readFetchAnswer(r io.Reader, d [32]byte, length uint64, w io.Writer) error 
 	return nil
 }
 
-// serveFetch answers one member's fetch stream from the group's payload
+// serveFetch answers one member's payload stream from the group's payload
 // store. A malformed request closes the member's connection; a body that
 // fails its own check here (a damaged local copy) resets the stream, so
 // the asker never takes it whole.
 func (g *Group) serveFetch(s *raftlayer.Stream) {
 	defer s.Close()
-	req := make([]byte, fetchRequestLen+1)
 	s.SetReadDeadline(time.Now().Add(fetchRequestTimeout))
-	n, err := io.ReadFull(s, req)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return // the stream failed (reset, stalled, connection gone): nothing to judge
-	}
-	// The request then its FIN, or more bytes than a request holds.
-	d, err := decodeFetchRequest(req[:n])
-	if err != nil {
-		g.node.log.Warn("cluster: closing a member's connection: bad payload fetch", "queue", g.Path, "member", s.Peer().String(), "err", err)
-		s.CloseConnection("bad payload fetch")
+	req, err := readFetchRequest(s)
+	if errors.Is(err, errFetchMalformed) {
+		g.badPeer(s, "bad payload request", err)
 		return
 	}
+	if err != nil {
+		return // the stream failed (reset, stalled, connection gone): nothing to judge
+	}
 	s.SetReadDeadline(time.Time{})
+	if req.push {
+		g.receivePush(s, req)
+		return
+	}
+	d := req.digest
+	g.served.gets.Add(1)
 	rc, err := g.bodies.open(d)
 	if err != nil {
 		s.Write([]byte{fetchUnknown})
 		return
 	}
 	defer rc.Close()
-	length := rc.length
 	head := make([]byte, fetchAnswerHeadLen)
 	head[0] = fetchFound
-	binary.LittleEndian.PutUint64(head[1:], length)
+	binary.LittleEndian.PutUint64(head[1:], rc.length)
 	if _, err := s.Write(head); err != nil {
 		return
 	}
-	s.SetWriteDeadline(time.Now().Add(fetchIdleTimeout))
 	if _, err := io.Copy(idleDeadlineWriter{s}, rc); err != nil {
 		if errors.Is(err, ErrPayloadCorrupt) {
 			g.node.log.Error("cluster: a payload failed its digest while a member fetched it", "queue", g.Path, "digest", fmt.Sprintf("%x", d), "err", err)
 		}
 		s.Stream.CancelWrite(0)
 	}
+}
+
+// badPeer closes the connection of a member that broke the payload
+// protocol, saying so in the log.
+func (g *Group) badPeer(s *raftlayer.Stream, reason string, err error) {
+	g.node.log.Warn("cluster: closing a member's connection: "+reason, "queue", g.Path, "member", s.Peer().String(), "err", err)
+	s.CloseConnection(reason)
 }
 
 // idleDeadlineWriter pushes the stream's write deadline on at each write,
@@ -172,17 +245,8 @@ func (g *Group) fetchOnce(addr string, d [32]byte, length uint64) error {
 		return err
 	}
 	defer s.Close()
-	// A node that stops ends its fetches at once, not at their timeouts.
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case <-g.node.stop:
-			s.Close()
-		case <-done:
-		}
-	}()
-	if _, err := s.Write(encodeFetchRequest(d)); err != nil {
+	defer g.closeOnStop(s)()
+	if _, err := s.Write(fetchRequest{digest: d}.encode()); err != nil {
 		return fmt.Errorf("payload fetch: asking %s: %w", addr, err)
 	}
 	s.Stream.Close() // our half is done: the FIN ends the request
@@ -193,8 +257,7 @@ func (g *Group) fetchOnce(addr string, d [32]byte, length uint64) error {
 	if err := readFetchAnswer(idleDeadlineReader{s}, d, length, body); err != nil {
 		body.Abort()
 		if errors.Is(err, errFetchMalformed) {
-			g.node.log.Warn("cluster: closing a member's connection: bad payload answer", "queue", g.Path, "member", s.Peer().String(), "err", err)
-			s.CloseConnection("bad payload answer")
+			g.badPeer(s, "bad payload answer", err)
 		}
 		return err
 	}

@@ -75,23 +75,42 @@ func TestFetchAnswers(t *testing.T) {
 			}
 		})
 	}
-	if _, err := decodeFetchRequest(encodeFetchRequest(d)); err != nil {
-		t.Fatal(err)
+}
+
+func TestFetchRequests(t *testing.T) {
+	d := sha256.Sum256([]byte("x"))
+	get := fetchRequest{digest: d}
+	push := fetchRequest{push: true, digest: d, length: MaxInlineBody + 1}
+	for _, want := range []fetchRequest{get, push} {
+		if got, err := readFetchRequest(bytes.NewReader(want.encode())); err != nil || got != want {
+			t.Fatalf("%+v read back as %+v, %v", want, got, err)
+		}
 	}
-	for _, bad := range [][]byte{nil, {0}, append(encodeFetchRequest(d), 0), append([]byte{1}, d[:]...)} {
-		if _, err := decodeFetchRequest(bad); !errors.Is(err, errFetchMalformed) {
-			t.Fatalf("request % x: %v", bad[:min(len(bad), 4)], err)
+	small := fetchRequest{push: true, digest: d, length: MaxInlineBody}
+	for name, bad := range map[string][]byte{
+		"empty": nil, "an op alone": {fetchOpGet}, "bytes after a get": append(get.encode(), 0),
+		"a push cut short": push.encode()[:pushHeaderLen-1], "a push of an inline body": small.encode(), "an unknown op": {9},
+	} {
+		if _, err := readFetchRequest(bytes.NewReader(bad)); !errors.Is(err, errFetchMalformed) {
+			t.Fatalf("%s: %v", name, err)
 		}
 	}
 }
 
+// readFetchRequest never panics, and what it accepts encodes back to the
+// bytes it read.
 func FuzzFetchRequest(f *testing.F) {
-	f.Add(encodeFetchRequest(sha256.Sum256([]byte("x"))))
+	d := sha256.Sum256([]byte("x"))
+	f.Add(fetchRequest{digest: d}.encode())
+	f.Add(fetchRequest{push: true, digest: d, length: 1 << 20}.encode())
 	f.Add([]byte{1, 2, 3})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		d, err := decodeFetchRequest(b)
-		if err == nil && !bytes.Equal(encodeFetchRequest(d), b) {
-			t.Fatalf("% x decoded to %x, which encodes otherwise", b, d)
+		req, err := readFetchRequest(bytes.NewReader(b))
+		if err == nil && !bytes.HasPrefix(b, req.encode()) {
+			t.Fatalf("% x read as %+v, which encodes otherwise", b, req)
+		}
+		if err == nil && !req.push && len(b) != fetchRequestLen {
+			t.Fatalf("a get of %d bytes accepted", len(b))
 		}
 	})
 }
@@ -160,6 +179,31 @@ func TestStreamedBodiesReachEveryMember(t *testing.T) {
 			t.Fatalf("member %s kept a settled body", n.self.Key)
 		}
 	}
+	// Without the leader's push (an entry applied by Raft directly), each
+	// follower fetches the body while storing the ADMIT.
+	body = bigBody(14)
+	d = commitBody(t, g.Payloads(), body)
+	e := streamedAdmitOf(d, body)
+	raw, err := e.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gets := g.served.gets.Load()
+	if err := g.raft.Apply(raw, 10*time.Second).Error(); err != nil {
+		t.Fatal(err)
+	}
+	seq = g.FSM.NextSeq() - 1
+	for _, n := range tc.nodes {
+		fg := n.Group("/jobs")
+		waitApplied(t, fg.FSM, func() bool { _, ok := fg.FSM.Live(seq); return ok })
+		if got, err := readBody(fg.Payloads(), d); err != nil || !bytes.Equal(got, body) {
+			t.Fatalf("member %s read %d bytes of the fetched body, %v", n.self.Key, len(got), err)
+		}
+	}
+	if fetched := g.served.gets.Load() - gets; fetched != 2 {
+		t.Fatalf("the leader served %d fetches, want one per follower", fetched)
+	}
+
 	// An ADMIT of a body the leader lacks is refused before the log.
 	missing := sha256.Sum256([]byte("never written"))
 	if _, err := g.Propose(t.Context(), streamedAdmitOf(missing, bigBody(12))); err == nil || !strings.Contains(err.Error(), "lacks") {
@@ -212,7 +256,8 @@ func TestMalformedFetchesCloseThePeersConnection(t *testing.T) {
 	body := bigBody(13)
 	d := sha256.Sum256(body)
 
-	for _, req := range [][]byte{{9}, append(encodeFetchRequest(d), 0), append([]byte{1}, d[:]...), nil} {
+	for _, req := range [][]byte{{9}, append(fetchRequest{digest: d}.encode(), 0), append([]byte{fetchOpPush}, d[:]...), nil,
+		fetchRequest{push: true, digest: d, length: 10}.encode()} {
 		s, err := fake.DialFetch(leader.self.Raft, 5*time.Second)
 		if err != nil {
 			t.Fatal(err)
@@ -265,6 +310,30 @@ func TestMalformedFetchesCloseThePeersConnection(t *testing.T) {
 		}
 	}
 
+	// Pushes of a body that is not the one the header names.
+	for name, push := range map[string][]byte{
+		"another digest":       append(fetchRequest{push: true, digest: d, length: n}.encode(), append(bytes.Clone(body[:n-1]), 'x')...),
+		"runs past its length": append(fetchRequest{push: true, digest: d, length: n}.encode(), append(bytes.Clone(body), 'x')...),
+		"cut short":            append(fetchRequest{push: true, digest: d, length: n}.encode(), body[:n/2]...),
+	} {
+		s, err := fake.DialFetch(leader.self.Raft, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Write(push)
+		s.Stream.Close()
+		<-s.ConnectionContext().Done()
+		if err := context.Cause(s.ConnectionContext()); !connectionClosedBadFrame(err) {
+			t.Fatalf("a push whose body is %s: the connection ended with %v, want code 3", name, err)
+		}
+		if lg.Payloads().Has(d) {
+			t.Fatalf("a push whose body is %s: the leader kept it", name)
+		}
+		if tmp, _ := os.ReadDir(lg.Payloads().tmp); len(tmp) != 0 {
+			t.Fatalf("a push whose body is %s: the leader kept %d temp files", name, len(tmp))
+		}
+	}
+
 	// The queue was not touched, and goes on.
 	if lg.FSM.Len() != 0 {
 		t.Fatalf("the queue holds %d messages", lg.FSM.Len())
@@ -289,5 +358,41 @@ func TestMalformedFetchesCloseThePeersConnection(t *testing.T) {
 	if err := follower.Group("/jobs").fetchBody(lost, MaxInlineBody+1); !errors.As(err, &missing) || missing.Digest != lost ||
 		!strings.Contains(err.Error(), "corrupt store") {
 		t.Fatalf("fetching a body no member holds: %v", err)
+	}
+}
+
+// The leader pushes a streamed body before it proposes the ADMIT, and
+// proposes once a quorum holds it: the follower then stores the ADMIT
+// without fetching anything.
+func TestTheLeaderPushesBodiesBeforeTheADMIT(t *testing.T) {
+	tc := startCluster(t, 3, "/jobs")
+	tc.waitFor(t, "a leader", func() bool { return tc.leaderOf("/jobs", tc.nodes...) != nil })
+	leader := tc.leaderOf("/jobs", tc.nodes...)
+	g := leader.Group("/jobs")
+	// One follower down: the other one's copy makes the quorum, so the
+	// push to it must have ended before the ADMIT is proposed.
+	followers := othersThan(tc.nodes, leader)
+	followers[0].Close()
+	tc.nodes = othersThan(tc.nodes, followers[0])
+	follower := followers[1].Group("/jobs")
+	body := bigBody(15)
+	d := commitBody(t, g.Payloads(), body)
+	res, err := g.Propose(t.Context(), streamedAdmitOf(d, body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitApplied(t, follower.FSM, func() bool { _, ok := follower.FSM.Live(res.(AdmitResult).Seq); return ok })
+	if got, err := readBody(follower.Payloads(), d); err != nil || !bytes.Equal(got, body) {
+		t.Fatalf("the follower read %d bytes of the pushed body, %v", len(got), err)
+	}
+	if pushes, gets := follower.served.pushes.Load(), g.served.gets.Load(); pushes != 1 || gets != 0 {
+		t.Fatalf("the follower took %d pushes and the leader served %d fetches; want 1 and 0", pushes, gets)
+	}
+	// The same body again: the follower has it, and says so at once.
+	if _, err := g.Propose(t.Context(), streamedAdmitOf(commitBody(t, g.Payloads(), body), body)); err != nil {
+		t.Fatal(err)
+	}
+	if gets := g.served.gets.Load(); gets != 0 {
+		t.Fatalf("a body the follower held was fetched %d times", gets)
 	}
 }

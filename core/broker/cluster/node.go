@@ -60,6 +60,10 @@ type Node struct {
 	stop    chan struct{}
 	wg      sync.WaitGroup
 	closing sync.Once
+	// bgMu orders goBackground against Close: no goroutine is added to
+	// wg once Close waits on it.
+	bgMu     sync.Mutex
+	bgClosed bool
 }
 
 // Group is one replicated queue's Raft group on this node.
@@ -77,6 +81,7 @@ type Group struct {
 	repairMu     sync.Mutex
 	lost         *MissingBodyError // a body no member holds, until fetched
 	fetchLogGate lograte.Gate
+	served       payloadServed
 }
 
 // GroupID is the queue id of path (SHA-256 of the path), the name of its
@@ -174,7 +179,7 @@ func (n *Node) startGroup(q Queue, cfg NodeConfig, servers []raft.Server) (*Grou
 	g.FSM.bodies = bodies
 	existing, err := raft.HasExistingState(stores.Log, stores.Stable, stores.Snapshots)
 	if err == nil {
-		stores.Log, err = newBodyLogStore(stores.Log, bodies, g.fetchNoted)
+		stores.Log, err = newBodyLogStore(stores.Log, bodies, g.fetchNoted, n.stop)
 	}
 	if err == nil {
 		g.raft, err = raft.NewRaft(conf, g.FSM, stores.Log, stores.Stable, stores.Snapshots, Transport(pg, 3, rpcTimeout, nil))
@@ -200,6 +205,22 @@ func (n *Node) startGroup(q Queue, cfg NodeConfig, servers []raft.Server) (*Grou
 	return g, nil
 }
 
+// goBackground runs f on a goroutine Close waits for; false (f not run)
+// once the node is closing.
+func (n *Node) goBackground(f func()) bool {
+	n.bgMu.Lock()
+	defer n.bgMu.Unlock()
+	if n.bgClosed {
+		return false
+	}
+	n.wg.Add(1)
+	go func() {
+		defer n.wg.Done()
+		f()
+	}()
+	return true
+}
+
 // Group returns the group of the replicated queue at path, or nil.
 func (n *Node) Group(path string) *Group { return n.groups[path] }
 
@@ -207,12 +228,16 @@ func (n *Node) Group(path string) *Group { return n.groups[path] }
 func (n *Node) Close() {
 	n.closing.Do(func() {
 		close(n.stop)
+		n.bgMu.Lock()
+		n.bgClosed = true
+		n.bgMu.Unlock()
+		// The port first: a dial or a body fetch in flight (Raft's
+		// included) ends with it, rather than at its timeout.
+		n.port.Close()
 		for _, g := range n.order {
 			g.raft.Shutdown().Error()
 			g.stores.Close()
 		}
-		// The port first: a body fetch in flight ends with it.
-		n.port.Close()
 		n.wg.Wait()
 	})
 }
@@ -311,6 +336,9 @@ func (g *Group) Propose(ctx context.Context, e Entry) (any, error) {
 		// Every member stores the ADMIT only with its body: the leader
 		// must hold it first (Payloads().NewBody ... Commit).
 		return nil, fmt.Errorf("replicated queue %s: ADMIT of body %x, which this node's payload store lacks", g.Path, e.Digest)
+	}
+	if e.Kind == EntryAdmit && e.Length > MaxInlineBody && g.IsLeader() {
+		g.pushBody(ctx, [32]byte(e.Digest), e.Length)
 	}
 	timeout := rpcTimeout
 	if d, ok := ctx.Deadline(); ok {

@@ -18,14 +18,16 @@ type bodyLogStore struct {
 	bodies *Payloads
 	// fetch brings a body into the payload store, committed, or fails.
 	fetch func(d [32]byte, length uint64) error
+	// stop ends a wait for a push being received.
+	stop <-chan struct{}
 }
 
 // newBodyLogStore wraps log, holding the bodies of the ADMITs it holds
 // already (stored by an earlier run, perhaps never applied). A body one of
 // them names and the store lacks is noted missing for the group's repair
 // to fetch.
-func newBodyLogStore(log raft.LogStore, bodies *Payloads, fetch func([32]byte, uint64) error) (*bodyLogStore, error) {
-	s := &bodyLogStore{LogStore: log, bodies: bodies, fetch: fetch}
+func newBodyLogStore(log raft.LogStore, bodies *Payloads, fetch func([32]byte, uint64) error, stop <-chan struct{}) (*bodyLogStore, error) {
+	s := &bodyLogStore{LogStore: log, bodies: bodies, fetch: fetch, stop: stop}
 	first, err := log.FirstIndex()
 	if err != nil {
 		return nil, fmt.Errorf("raft log: %w", err)
@@ -67,7 +69,8 @@ func (s *bodyLogStore) StoreLog(l *raft.Log) error { return s.StoreLogs([]*raft.
 const maxParallelFetches = 8
 
 // StoreLogs makes every streamed body the entries name durable here, then
-// stores the entries. Bodies it lacks are fetched in parallel. A body it
+// stores the entries. A body being pushed here is waited for; bodies it
+// still lacks are fetched in parallel. A body it
 // cannot get fails the call: the leader sends the entries again, so
 // nothing is skipped. (The holds of a failed call stay until their
 // indexes are stored or cut: the same entries come again.)
@@ -82,6 +85,12 @@ func (s *bodyLogStore) StoreLogs(logs []*raft.Log) error {
 		if d, length, ok := streamedAdmit(l); ok && !s.bodies.hold(l.Index, d) {
 			missing = append(missing, lacking{l.Index, d})
 			want[d] = length
+		}
+	}
+	for d := range want {
+		s.bodies.awaitReceiving(d, s.stop)
+		if s.bodies.Has(d) {
+			delete(want, d)
 		}
 	}
 	if err := s.fetchAll(want); err != nil {

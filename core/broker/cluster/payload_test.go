@@ -201,7 +201,7 @@ func newMemberLog(t *testing.T, p *Payloads, fetch func([32]byte, uint64) error)
 	if fetch == nil {
 		fetch = func(d [32]byte, _ uint64) error { return fmt.Errorf("no member to fetch %x from", d) }
 	}
-	ls, err := newBodyLogStore(raft.NewInmemStore(), p, fetch)
+	ls, err := newBodyLogStore(raft.NewInmemStore(), p, fetch, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
