@@ -80,10 +80,13 @@ func (r *Runner) clusterGroup(ctx context.Context) Group {
 			"every two minutes) against Written, sync_always on every server against Flushed. The single-node columns are the "+
 			"queue section's stacks at these sizes. One producer publishes messages of %s, no two alike, and waits for each "+
 			"one's confirm: one at a time, and with %d confirms in flight, each repetition up to %d messages (at most %s) or "+
-			"%v, the clock stopping at the last confirm. Rates are medians over the repetitions, latencies percentiles over "+
+			"%v, the clock stopping at the last confirm. CPU per message is the harness process's user and system time over "+
+			"the repetition (all three nodes and the producer: every stack here runs in it) divided by the messages confirmed. "+
+			"Rates are medians over the repetitions, latencies percentiles over "+
 			"every message of every repetition.",
 			filesystemOf(os.TempDir()), sizesLabel(clusterSizes), p.QueueWindow, p.QueueMax, sizeLabel(clusterRepBytes), p.QueueTime),
-		Metrics: queueMetrics()}
+		Metrics: append(queueMetrics(), Metric{Key: "cpu_us_per_msg", Label: "CPU per message", Unit: "µs",
+			LowerIsBetter: true, Headline: true})}
 	var stacks, singles []system.QueueSystem
 	for _, q := range r.Queues {
 		if isReplicated(q) {

@@ -39,6 +39,16 @@ func (p *payloads) take() ([]byte, uint64) {
 	return b, seq
 }
 
+// cpuSince is this process's CPU time since cpu0 per message, in µs:
+// broker and producer alike, for stacks that run in the harness process.
+func cpuSince(cpu0 time.Duration, messages int) (float64, error) {
+	cpu, err := cpuTime()
+	if err != nil {
+		return 0, err
+	}
+	return micros(cpu-cpu0) / float64(max(messages, 1)), nil
+}
+
 // confirmSequential publishes one message at a time, each waiting for its
 // confirm.
 type confirmSequential struct {
@@ -64,6 +74,10 @@ func openConfirmSequential(ctx context.Context, q system.QueueSystem, addr strin
 
 func (w *confirmSequential) rep(ctx context.Context) (measurement, error) {
 	samples := make([]time.Duration, 0, w.plan.QueueMax)
+	cpu0, err := cpuTime()
+	if err != nil {
+		return measurement{}, err
+	}
 	start := time.Now()
 	for len(samples) < w.plan.QueueMax && time.Since(start) < w.plan.QueueTime {
 		began := time.Now()
@@ -72,9 +86,15 @@ func (w *confirmSequential) rep(ctx context.Context) (measurement, error) {
 		}
 		samples = append(samples, time.Since(began))
 	}
+	elapsed := time.Since(start)
+	cpu, err := cpuSince(cpu0, len(samples))
+	if err != nil {
+		return measurement{}, err
+	}
 	return measurement{samples: samples, figures: map[string]float64{
-		"msgs_per_s": float64(len(samples)) / time.Since(start).Seconds(),
-		"rep_p50_us": micros(percentile(sortedDurations(samples), 0.5)),
+		"msgs_per_s":     float64(len(samples)) / elapsed.Seconds(),
+		"rep_p50_us":     micros(percentile(sortedDurations(samples), 0.5)),
+		"cpu_us_per_msg": cpu,
 	}}, nil
 }
 
@@ -136,6 +156,10 @@ func (w *confirmWindowed) failure() error {
 
 func (w *confirmWindowed) rep(ctx context.Context) (measurement, error) {
 	sent := 0
+	cpu0, err := cpuTime()
+	if err != nil {
+		return measurement{}, err
+	}
 	start := time.Now()
 	for sent < w.plan.QueueMax && time.Since(start) < w.plan.QueueTime {
 		select {
@@ -158,6 +182,10 @@ func (w *confirmWindowed) rep(ctx context.Context) (measurement, error) {
 		}
 	}
 	elapsed := time.Since(start)
+	cpu, err := cpuSince(cpu0, sent)
+	if err != nil {
+		return measurement{}, err
+	}
 	for range cap(w.slots) {
 		<-w.slots
 	}
@@ -165,8 +193,9 @@ func (w *confirmWindowed) rep(ctx context.Context) (measurement, error) {
 		return measurement{}, fmt.Errorf("a confirm failed: %w", err)
 	}
 	return measurement{figures: map[string]float64{
-		"msgs_per_s": float64(sent) / elapsed.Seconds(),
-		"messages":   float64(sent),
+		"msgs_per_s":     float64(sent) / elapsed.Seconds(),
+		"messages":       float64(sent),
+		"cpu_us_per_msg": cpu,
 	}}, nil
 }
 
