@@ -8,6 +8,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/hashicorp/raft"
+
 	"github.com/weida-go/weida/core/transport/raftlayer"
 )
 
@@ -289,7 +291,10 @@ func (e *MissingBodyError) Error() string {
 // *MissingBodyError.
 func (g *Group) fetchBody(d [32]byte, length uint64) error {
 	self := g.node.self.Raft
-	leader, _ := g.raft.LeaderWithID()
+	var leader raft.ServerAddress
+	if r := g.started.Load(); r != nil {
+		leader, _ = r.LeaderWithID()
+	}
 	order := []string{}
 	if leader != "" && string(leader) != self {
 		order = append(order, string(leader))

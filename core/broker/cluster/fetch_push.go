@@ -67,18 +67,11 @@ func (p *Payloads) pinExisting(d [32]byte) (bool, error) {
 		return false, nil
 	}
 	p.pinLocked(d)
-	needSync := p.flushed && !p.synced[d]
 	p.mu.Unlock()
-	if !needSync {
-		return true, nil
-	}
-	if err := p.syncPayload(d, true); err != nil {
+	if err := p.makeDurable(d, false); err != nil {
 		p.Release(d)
 		return false, err
 	}
-	p.mu.Lock()
-	p.synced[d] = true
-	p.mu.Unlock()
 	return true, nil
 }
 

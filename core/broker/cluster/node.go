@@ -10,6 +10,7 @@ import (
 	"net"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -82,6 +83,7 @@ type Group struct {
 	lost         *MissingBodyError // a body no member holds, until fetched
 	fetchLogGate lograte.Gate
 	served       payloadServed
+	started      atomic.Pointer[raft.Raft] // g.raft, once NewRaft returned
 }
 
 // GroupID is the queue id of path (SHA-256 of the path), the name of its
@@ -189,6 +191,9 @@ func (n *Node) startGroup(q Queue, cfg NodeConfig, servers []raft.Server) (*Grou
 		pg.Close()
 		return nil, err
 	}
+	// Raft's goroutines run from NewRaft on: a StoreLogs may fetch before
+	// g.raft is set, so they read it through started.
+	g.started.Store(g.raft)
 	pg.ServeFetch(g.serveFetch)
 	g.raft.RegisterObserver(raft.NewObserver(g.leaders, false, func(o *raft.Observation) bool {
 		_, ok := o.Data.(raft.LeaderObservation)

@@ -228,17 +228,29 @@ func (p *Payloads) adopt(tmp string, d [32]byte) error {
 	if !exists {
 		delete(p.synced, d) // a new file: its durability starts over
 	}
-	needSync := p.flushed && !p.synced[d]
 	p.mu.Unlock()
-	if !needSync {
+	// The pin keeps the file while it is synced. The temp file was
+	// fsynced before the rename; a file found in place was written by an
+	// earlier process, perhaps never fsynced (a crash between rename and
+	// directory fsync): fsync it too.
+	if err := p.makeDurable(d, !exists); err != nil {
+		p.Release(d)
+		return err
+	}
+	return nil
+}
+
+// makeDurable fsyncs body d's file (unless fileSynced) and directory entry
+// when the group is flushed and that was not done yet; the caller keeps
+// the body (a pin or a hold) meanwhile.
+func (p *Payloads) makeDurable(d [32]byte, fileSynced bool) error {
+	p.mu.Lock()
+	done := !p.flushed || p.synced[d]
+	p.mu.Unlock()
+	if done {
 		return nil
 	}
-	// The pin keeps the file while it is synced. A file found in place was
-	// written by an earlier process, perhaps never fsynced (a crash between
-	// rename and directory fsync): fsync it too.
-	err := p.syncPayload(d, exists)
-	if err != nil {
-		p.Release(d)
+	if err := p.syncPayload(d, !fileSynced); err != nil {
 		return err
 	}
 	p.mu.Lock()

@@ -82,9 +82,18 @@ func (s *bodyLogStore) StoreLogs(logs []*raft.Log) error {
 	var missing []lacking
 	want := map[[32]byte]uint64{}
 	for _, l := range logs {
-		if d, length, ok := streamedAdmit(l); ok && !s.bodies.hold(l.Index, d) {
+		d, length, ok := streamedAdmit(l)
+		switch {
+		case !ok:
+		case !s.bodies.hold(l.Index, d):
 			missing = append(missing, lacking{l.Index, d})
 			want[d] = length
+		default:
+			// Here already, but perhaps from before a crash that came
+			// before its fsync.
+			if err := s.bodies.makeDurable(d, false); err != nil {
+				return fmt.Errorf("log entry %d: %w", l.Index, err)
+			}
 		}
 	}
 	for d := range want {

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -215,5 +216,29 @@ func TestABatchFetchesEachBodyOnce(t *testing.T) {
 	}
 	if last, _ := m.log.LastIndex(); last != 6 {
 		t.Fatalf("the log ends at %d, want 6", last)
+	}
+}
+
+// A flushed member acknowledges an ADMIT only with its body durable, even
+// when the body was already there from before a crash that came before
+// its fsync.
+func TestAnADMITMakesABodyFoundInPlaceDurable(t *testing.T) {
+	disk := faultfs.New(1)
+	p := openPayloadsOn(t, disk, true)
+	body := bigBody(50)
+	d := sha256.Sum256(body)
+	f, err := disk.FS().OpenFile(p.path(d), os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(body)
+	f.Close()
+	if disk.Durable(p.path(d)) {
+		t.Fatal("the test's body is durable before the ADMIT")
+	}
+	m := newMemberLog(t, p, nil)
+	m.mustStore(streamedAdmitOf(d, body))
+	if !disk.Durable(p.path(d)) {
+		t.Fatal("an ADMIT was stored while its body was not durable")
 	}
 }
