@@ -111,6 +111,16 @@ func TestClusterReplicatesAndRedirects(t *testing.T) {
 	if err != nil || res != (AdmitResult{Seq: 1}) {
 		t.Fatalf("propose on the leader: %v, %v", res, err)
 	}
+	// A follower learns who leads from the leader's first message to it,
+	// which a commit by the other follower does not wait for.
+	tc.waitFor(t, "every member knows the leader", func() bool {
+		for _, n := range tc.nodes {
+			if _, _, ok := n.Group("/jobs").Leader(); !ok {
+				return false
+			}
+		}
+		return true
+	})
 	for _, n := range tc.nodes {
 		if n == leader {
 			continue
