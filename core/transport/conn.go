@@ -94,7 +94,7 @@ func (c *Conn) start(ctx context.Context) error {
 		c.wg.Add(3)
 		c.accepting.n.Store(1)
 		c.acceptingUni.n.Store(1)
-		go c.watchClose()
+		context.AfterFunc(c.qc.Context(), c.watchClose) // no goroutine while the connection lives
 		go c.acceptUni()
 		go c.acceptBidi()
 	}
@@ -201,9 +201,10 @@ func (c *Conn) awaitNegotiated() bool {
 	}
 }
 
+// watchClose ends the Conn once quic-go's connection ended; it runs when
+// the connection's context is done (context.AfterFunc).
 func (c *Conn) watchClose() {
 	defer c.wg.Done()
-	<-c.qc.Context().Done()
 	cause := context.Cause(c.qc.Context())
 	if cause == nil {
 		cause = errors.New("connection closed")

@@ -150,3 +150,32 @@ func TestHeaderOnlyStreamsReturnCredit(t *testing.T) {
 		t.Fatalf("the peer did not complete the control streams: %v", err)
 	}
 }
+
+// A connection's end releases its place under max_connections_per_peer
+// (the listener keeps no goroutine per connection to do it: it runs when
+// quic-go's connection ends). A dial refused while the release is under
+// way is retried; one must be admitted before the test's deadline.
+func TestAnEndedConnectionReleasesItsPlace(t *testing.T) {
+	cfg := NewConfig()
+	cfg.MaxConnectionsPerPeer = 1
+	s := startServer(t, cfg)
+	client, err := identity.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := s.address(s.l.Addr(), "/t")
+	ctx := testContext(t)
+	for i := range 3 {
+		for {
+			c, err := Dial(ctx, addr, identity.TrustByAddress(), client, NewConfig(), newRecorder())
+			if errors.Is(err, errs.ErrLimitExceeded) && ctx.Err() == nil {
+				continue // the previous connection's release has not run yet
+			}
+			if err != nil {
+				t.Fatalf("connection %d: %v", i, err)
+			}
+			c.Close(wire.CodeNoError, "")
+			break
+		}
+	}
+}

@@ -135,13 +135,22 @@ func (l *Listener) acceptLocalLoop() {
 	}
 }
 
-// serve runs an admitted connection until it ends.
+// serve runs an admitted connection until it ends. A QUIC connection is
+// released from the end of quic-go's connection (context.AfterFunc), so an
+// idle one keeps no goroutine of its own here.
 func (l *Listener) serve(c *Conn) {
-	defer l.wg.Done()
 	l.started(c, c.start(context.Background()))
-	<-c.Done()
-	c.wg.Wait()
-	l.release(c)
+	end := func() {
+		defer l.wg.Done()
+		<-c.Done()
+		c.wg.Wait()
+		l.release(c)
+	}
+	if c.local != nil {
+		end()
+		return
+	}
+	context.AfterFunc(c.qc.Context(), end)
 }
 
 func (l *Listener) acceptLoop() {
