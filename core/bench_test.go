@@ -56,7 +56,8 @@ var pushSubjects = []struct {
 	open func(tb testing.TB, messages int) pushSubject
 }{
 	{"weida", openWeidaPush},
-	{"rawquic", openRawPush},
+	{"rawquic", func(tb testing.TB, messages int) pushSubject { return openRawPush(tb, messages, false) }},
+	{"rawquic+tracer", func(tb testing.TB, messages int) pushSubject { return openRawPush(tb, messages, true) }},
 }
 
 // BenchmarkExchange1KiB measures one request/reply of 1 KiB each way per op,
@@ -426,8 +427,8 @@ type rawPush struct {
 	tally   *tally
 }
 
-func openRawPush(tb testing.TB, messages int) pushSubject {
-	pair := establishRaw(tb, false)
+func openRawPush(tb testing.TB, messages int, withTracer bool) pushSubject {
+	pair := establishRaw(tb, withTracer)
 	t := newTally(messages)
 	pair.ServeDrain(pushBytes, t.count)
 	return &rawPush{pair: pair, message: make([]byte, pushBytes), tally: t}
