@@ -121,6 +121,19 @@ func weida_trust_anchor_file(path *C.char, out *C.weida_trust_t) (rc C.int) {
 	})
 }
 
+//export weida_trust_pin_file
+func weida_trust_pin_file(path *C.char, out *C.weida_trust_t) (rc C.int) {
+	defer recoverInto(&rc)
+	return issue(out, func() (object, error) {
+		p, err := inText(path, "path")
+		if err != nil {
+			return nil, err
+		}
+		t, err := weida.TrustPinFile(p)
+		return &trustObj{trust: t}, err
+	})
+}
+
 // endpointOptions maps weida_endpoint_opts_t onto Go endpoint options.
 func endpointOptions(opts *C.weida_endpoint_opts_t) ([]weida.EndpointOption, error) {
 	o, err := readSized(opts, "weida_endpoint_opts_t")

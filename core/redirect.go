@@ -87,32 +87,56 @@ func (d *dialer) followNotLeader(ctx context.Context, c *transport.Conn, err err
 		}
 		err = oerr // the named leader is unreachable: search
 	}
-	return d.searchUntilDeadline(ctx, s, c, err, rd)
+	found, err := d.searchUntilDeadline(ctx, s, c, err, rd)
+	return found != leaderKnown, err
 }
 
-// searchUntilDeadline waits the redial back-off and asks the members, until
-// a leader is live or the deadline passes.
-func (d *dialer) searchUntilDeadline(ctx context.Context, s *slot, c *transport.Conn, last error, rd *redirects) (bool, error) {
+// searchUntilDeadline waits the redial back-off and asks, until a leader
+// is live or the deadline passes: first c's own member (it may have won the
+// election meanwhile: then the slot stays, leaderConfirmed), then every
+// member the slot may ask (leaderMoved once it lives on the leader).
+func (d *dialer) searchUntilDeadline(ctx context.Context, s *slot, c *transport.Conn, last error, rd *redirects) (leaderVerdict, error) {
 	if rd.deadline.IsZero() && d.rt.cfg.SendTimeout > 0 {
 		rd.deadline = time.Now().Add(d.rt.cfg.SendTimeout)
 	}
 	for {
 		rd.waits++
 		if err := d.backOff(ctx, rd, last); err != nil {
-			return false, err
+			return leaderKnown, err
+		}
+		if d.leadsNow(ctx, s, c) {
+			return leaderConfirmed, nil
 		}
 		pc, err := d.dialCluster(ctx, s)
 		if err == nil {
 			d.repoint(s, c, pc)
-			return true, nil
+			return leaderMoved, nil
 		}
 		if errs.KindOf(err) == errs.KindUntrusted {
-			return false, err
+			return leaderKnown, err
 		}
 		last = err
 	}
 }
 
+// leadsNow asks c's member whether it leads s's path now, noting c as
+// confirmed when it does.
+func (d *dialer) leadsNow(ctx context.Context, s *slot, c *transport.Conn) bool {
+	if c.Err() != nil {
+		return false
+	}
+	qctx, cancel := context.WithTimeout(ctx, leaderQueryTimeout)
+	answer, self, err := queryLeader(qctx, c, s.addr.Path)
+	cancel()
+	key, _ := c.Peer()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	leads := self || err == nil && !s.clusterOfLocked().stale(answer.Term, true) && leaderKey(answer.Leader) == key
+	if leads {
+		s.checked = c
+	}
+	return leads
+}
 // backOff waits the redial delay of the operation's next attempt. Past
 // ctx's deadline or rd's it is Expired, carrying last; a canceled ctx is
 // Canceled.

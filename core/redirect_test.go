@@ -28,19 +28,29 @@ type fakeMember struct {
 	asked  atomic.Int64           // leader queries answered
 	served atomic.Int64           // exchanges confirmed
 	took   chan []byte            // one-way transfers taken while leading
+	gated  chan struct{}          // a SUBSCRIBE or CREDIT the leader gate stopped
 	heard  chan weida.PortEvent   // the port's other events (consumers')
 }
 
 func newFakeMember(t *testing.T) *fakeMember {
 	t.Helper()
 	rt := testRuntime(t)
-	m := &fakeMember{b: bindLoopback(t, rt), heard: make(chan weida.PortEvent, 64), took: make(chan []byte, 64)}
+	m := &fakeMember{b: bindLoopback(t, rt), heard: make(chan weida.PortEvent, 64), took: make(chan []byte, 64), gated: make(chan struct{}, 64)}
 	m.url = m.b.URL("/q")
 	var err error
 	if m.port, err = m.b.QueuePort("/q"); err != nil {
 		t.Fatal(err)
 	}
-	m.port.SetLeaderGate(m.leads.Load) // as a broker's replicated queue does
+	m.port.SetLeaderGate(func() bool { // as a broker's replicated queue does
+		if m.leads.Load() {
+			return true
+		}
+		select {
+		case m.gated <- struct{}{}:
+		default:
+		}
+		return false
+	})
 	lp, err := m.b.LeaderPort()
 	if err != nil {
 		t.Fatal(err)
@@ -270,4 +280,27 @@ func TestSubscriberGrantMovesToTheLeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.awaitConsumer(t, "jobs.#", 3)
+}
+
+func TestSubscriberSubscribesAgainOnceAnElectedMemberConfirmsItLeads(t *testing.T) {
+	a := newFakeMember(t) // no leader yet: its gate stops the SUBSCRIBE with 10
+	s := testRuntime(t).Subscriber(trustOf(t, a), fastRedial())
+	if err := s.Connect(ctxFor(t), a.url); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Subscribe(ctxFor(t), "jobs.#"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-a.gated:
+	case <-ctxFor(t).Done():
+		t.Fatal("the SUBSCRIBE was not stopped")
+	}
+	// a wins the election: it leads, and says so.
+	a.leads.Store(true)
+	a.setAnswer(a.url)
+	if err := s.Grant(ctxFor(t), 2); err != nil {
+		t.Fatal(err)
+	}
+	a.awaitConsumer(t, "jobs.#", 2)
 }

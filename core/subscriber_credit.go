@@ -37,8 +37,11 @@ func (s *Subscriber) Grant(ctx context.Context, limit uint64) error {
 	conns := s.liveLocked()
 	s.mu.Unlock()
 	// CREDIT is a queue's: a member that does not lead it would stop it.
-	conns, err := s.d.leaders(ctx, conns)
+	conns, fresh, err := s.d.leaders(ctx, conns)
 	if err != nil {
+		return err
+	}
+	if err := subSend(ctx, fresh, wire.KindSubscribe, filters); err != nil {
 		return err
 	}
 	return creditSend(ctx, conns, filters, limit)

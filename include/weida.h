@@ -611,6 +611,11 @@ int weida_trust_by_address(weida_trust_t *out);
 int weida_trust_pin(const char *fingerprint, weida_trust_t *out);
 /* Trusts certificates chaining to the PEM certificates in path. */
 int weida_trust_anchor_file(const char *path, weida_trust_t *out);
+/* Trusts every key the file at path lists, one "sha256:<64 hex>" a line,
+   "#" starting a comment: what `weida broker --trust-out` writes for a
+   cluster's members. WEIDA_EIO, WEIDA_EINVALID_FINGERPRINT (naming the line)
+   or WEIDA_ERUNTIME (no key listed) otherwise. */
+int weida_trust_pin_file(const char *path, weida_trust_t *out);
 
 /* ------------------------------------------------------------------------ */
 /* Binding: a QUIC socket, bus or unix socket serving the runtime's paths  */

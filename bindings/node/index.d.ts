@@ -67,6 +67,8 @@ export class Trust extends Handle {
   static pin(fingerprint: string): Trust;
   /** Trusts certificates chaining to the PEM certificates in path. */
   static anchorFile(path: string): Trust;
+  /** Trusts every key a file lists (what `weida broker --trust-out` writes). */
+  static pinFile(path: string): Trust;
 }
 
 /** A key and certificate a binding proves. */

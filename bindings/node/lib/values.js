@@ -29,6 +29,16 @@ class Trust extends Handle {
   static anchorFile(path) {
     return new Trust(native.trustAnchorFile(path));
   }
+
+  /**
+   * Trusts every key a file lists, one fingerprint a line (`#` starts a
+   * comment): what `weida broker --trust-out` writes for a cluster, so a
+   * redirect to any member is trusted.
+   * @param {string} path
+   */
+  static pinFile(path) {
+    return new Trust(native.trustPinFile(path));
+  }
 }
 
 /**

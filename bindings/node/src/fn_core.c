@@ -220,6 +220,7 @@ static napi_value from_text(napi_env env, napi_callback_info info, const char *w
 NAPI_FN(IdentityFromPemFile) { return from_text(env, info, "path", weida_identity_from_pem_file); }
 NAPI_FN(TrustPin) { return from_text(env, info, "fingerprint", weida_trust_pin); }
 NAPI_FN(TrustAnchorFile) { return from_text(env, info, "path", weida_trust_anchor_file); }
+NAPI_FN(TrustPinFile) { return from_text(env, info, "path", weida_trust_pin_file); }
 
 NAPI_FN(TrustByAddress) {
     (void)info;
@@ -337,6 +338,7 @@ const export_fn_t fn_core[] = {
     {"trustByAddress", TrustByAddress},
     {"trustPin", TrustPin},
     {"trustAnchorFile", TrustAnchorFile},
+    {"trustPinFile", TrustPinFile},
     {"bindQuic", BindQuic},
     {"bindingLocalAddr", BindingLocalAddr},
     {"bindingFingerprint", BindingFingerprint},

@@ -81,6 +81,7 @@ test('values: fingerprints, pins, PEM files', async () => {
   const missing = weida.Identity.fromPemFile('/nonexistent/weida.pem'); // read lazily
   assert.throws(() => missing.fingerprint(), (e) => e instanceof weida.WeidaError && e.message.includes('/nonexistent/weida.pem'));
   assert.throws(() => weida.Trust.anchorFile('/nonexistent/ca.pem'), weida.WeidaError);
+  assert.throws(() => weida.Trust.pinFile('/nonexistent/members.keys'), weida.WeidaError);
 });
 
 test('a closed binding stops serving; binding facts read back', async () => {

@@ -39,6 +39,15 @@ class Values(BoundedCase):
             weida.Trust.pin(fingerprint[:-1])
         with self.assertRaises(weida.Io):
             weida.Trust.anchor_file("/nonexistent/anchors.pem")
+        with self.assertRaises(weida.Io):
+            weida.Trust.pin_file("/nonexistent/members.keys")
+        with tempfile.TemporaryDirectory() as tmp:
+            keys = Path(tmp) / "members.keys"
+            keys.write_text(f"# a cluster\n{fingerprint}  # 127.0.0.1:7443\n")
+            self.assertIsInstance(weida.Trust.pin_file(str(keys)), weida.Trust)
+            keys.write_text(f"{fingerprint}\nnot a key\n")
+            with self.assertRaisesRegex(weida.InvalidFingerprint, "line 2"):
+                weida.Trust.pin_file(str(keys))
         with self.assertRaises(TypeError):
             weida.sync.Runtime().pusher("by_address")
 

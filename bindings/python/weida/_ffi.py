@@ -216,6 +216,7 @@ _declare("weida_identity_fingerprint", H, TEXT_OUT)
 _declare("weida_trust_by_address", OUT_H)
 _declare("weida_trust_pin", TEXT, OUT_H)
 _declare("weida_trust_anchor_file", TEXT, OUT_H)
+_declare("weida_trust_pin_file", TEXT, OUT_H)
 
 # Binding
 _declare("weida_bind_quic", H, TEXT, H, POINTER(BindOpts), OUT_H)

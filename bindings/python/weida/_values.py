@@ -36,6 +36,13 @@ class Trust(Handle):
         """Trusts certificates chaining to the PEM certificates in ``path``."""
         return cls(out_handle(lib.weida_trust_anchor_file, text(str(path), "path")))
 
+    @classmethod
+    def pin_file(cls, path: str) -> "Trust":
+        """Trusts every key the file at ``path`` lists, one fingerprint a line
+        (``#`` starts a comment): what ``weida broker --trust-out`` writes for a
+        cluster, so a redirect to any member is trusted."""
+        return cls(out_handle(lib.weida_trust_pin_file, text(str(path), "path")))
+
 
 class Identity(Handle):
     """A key and certificate a binding proves. ``from_pem_file`` reads the

@@ -66,7 +66,10 @@ type weidaMember struct {
 // weidaCluster is three running brokers; Addr is the queue leader's URL.
 type weidaCluster struct {
 	members []*weidaMember
-	leader  string
+	// raftConns are the members' Raft sockets: a broker closes the one it
+	// was handed, Close those of a set-up that failed before.
+	raftConns []net.PacketConn
+	leader    string
 }
 
 func (c *weidaCluster) Addr() string { return c.leader }
@@ -79,6 +82,9 @@ func (c *weidaCluster) Close() error {
 		}
 		m.rt.Shutdown()
 	}
+	for _, pc := range c.raftConns {
+		_ = pc.Close()
+	}
 	return nil
 }
 
@@ -89,20 +95,19 @@ func (q weidaReplicated) StartQueue(ctx context.Context, dir string, _ int) (sys
 	ctx, cancel := context.WithTimeout(ctx, clusterFormTime)
 	defer cancel()
 	c := &weidaCluster{}
-	ids, raftConns, err := q.bindMembers(c)
+	ids, err := q.bindMembers(c)
 	if err != nil {
 		_ = c.Close()
 		return nil, fmt.Errorf("weida replicated: %w", err)
 	}
-	file, err := q.clusterFile(c, raftConns)
+	file, err := c.clusterFile(q.durability())
 	if err != nil {
 		_ = c.Close()
-		closeAll(raftConns)
 		return nil, fmt.Errorf("weida replicated: the cluster file: %w", err)
 	}
 	for i, m := range c.members {
 		cfg := broker.Config{DataDir: filepath.Join(dir, fmt.Sprintf("n%d", i)), QueueBytes: clusterQueueBytes,
-			Cluster: &broker.ClusterConfig{File: file, Identity: ids[i], RaftConn: raftConns[i]}}
+			Cluster: &broker.ClusterConfig{File: file, Identity: ids[i], RaftConn: c.raftConns[i]}}
 		if want := broker.RuntimeConfig(weida.Config{}, cfg).Offer; want != m.rt.Offered() {
 			err = fmt.Errorf("member %d's runtime offers %v, the broker's configuration %v", i, m.rt.Offered(), want)
 		} else if m.broker, err = broker.New(m.rt, cfg); err != nil {
@@ -110,7 +115,6 @@ func (q weidaReplicated) StartQueue(ctx context.Context, dir string, _ int) (sys
 		}
 		if err != nil {
 			_ = c.Close()
-			closeAll(raftConns[i:])
 			return nil, fmt.Errorf("weida replicated: %w", err)
 		}
 		m.served = make(chan struct{})
@@ -128,50 +132,39 @@ func (q weidaReplicated) StartQueue(ctx context.Context, dir string, _ int) (sys
 
 // bindMembers makes each member's identity, runtime (offering what its
 // broker will: Replicated by a quorum of 2 at the queue's durability),
-// binding and Raft socket.
-func (q weidaReplicated) bindMembers(c *weidaCluster) ([]*weida.Identity, []net.PacketConn, error) {
+// binding and Raft socket, all of them c's to close.
+func (q weidaReplicated) bindMembers(c *weidaCluster) ([]*weida.Identity, error) {
 	offer := guarantee.Set{Acknowledgement: guarantee.Replicated, Replicas: clusterNodes/2 + 1, Durability: guarantee.Written}
 	if q.flushed {
 		offer.Durability = guarantee.Flushed
 	}
 	var ids []*weida.Identity
-	var raftConns []net.PacketConn
 	for range clusterNodes {
 		id, err := weida.GenerateIdentity()
 		if err != nil {
-			closeAll(raftConns)
-			return nil, nil, err
+			return nil, err
 		}
 		rt, err := weida.NewRuntime(weida.Config{ServesQueues: true, Offer: offer})
 		if err != nil {
-			closeAll(raftConns)
-			return nil, nil, err
+			return nil, err
 		}
 		m := &weidaMember{rt: rt}
 		c.members = append(c.members, m)
 		if m.binding, err = rt.Listener().BindQUIC("127.0.0.1:0", id); err != nil {
-			closeAll(raftConns)
-			return nil, nil, err
+			return nil, err
 		}
 		pc, err := net.ListenPacket("udp", "127.0.0.1:0")
 		if err != nil {
-			closeAll(raftConns)
-			return nil, nil, fmt.Errorf("binding a Raft socket: %w", err)
+			return nil, fmt.Errorf("binding a Raft socket: %w", err)
 		}
-		ids, raftConns = append(ids, id), append(raftConns, pc)
+		ids, c.raftConns = append(ids, id), append(c.raftConns, pc)
 	}
-	return ids, raftConns, nil
+	return ids, nil
 }
 
-// closeAll closes the Raft sockets no broker took over.
-func closeAll(conns []net.PacketConn) {
-	for _, pc := range conns {
-		_ = pc.Close()
-	}
-}
-
-// clusterFile writes and parses the file every member reads.
-func (q weidaReplicated) clusterFile(c *weidaCluster, raftConns []net.PacketConn) (*cluster.File, error) {
+// clusterFile writes and parses the file every member reads: its members
+// and the one queue at d.
+func (c *weidaCluster) clusterFile(d broker.Durability) (*cluster.File, error) {
 	type member struct {
 		URL  string `json:"url"`
 		Raft string `json:"raft"`
@@ -186,9 +179,9 @@ func (q weidaReplicated) clusterFile(c *weidaCluster, raftConns []net.PacketConn
 	}
 	for i, m := range c.members {
 		doc.Members = append(doc.Members, member{URL: strings.TrimSuffix(m.binding.URL("/"), "/"),
-			Raft: raftConns[i].LocalAddr().String()})
+			Raft: c.raftConns[i].LocalAddr().String()})
 	}
-	doc.Queues = []queue{{Path: clusterQueuePath, Durability: q.durability().String()}}
+	doc.Queues = []queue{{Path: clusterQueuePath, Durability: d.String()}}
 	raw, err := json.Marshal(doc)
 	if err != nil {
 		return nil, err
