@@ -111,25 +111,23 @@ func weida_trust_pin(fingerprint *C.char, out *C.weida_trust_t) (rc C.int) {
 //export weida_trust_anchor_file
 func weida_trust_anchor_file(path *C.char, out *C.weida_trust_t) (rc C.int) {
 	defer recoverInto(&rc)
-	return issue(out, func() (object, error) {
-		p, err := inText(path, "path")
-		if err != nil {
-			return nil, err
-		}
-		t, err := weida.TrustAnchorFile(p)
-		return &trustObj{trust: t}, err
-	})
+	return trustFromFile(path, out, weida.TrustAnchorFile)
 }
 
 //export weida_trust_pin_file
 func weida_trust_pin_file(path *C.char, out *C.weida_trust_t) (rc C.int) {
 	defer recoverInto(&rc)
+	return trustFromFile(path, out, weida.TrustPinFile)
+}
+
+// trustFromFile issues the trust read reads from the file at path.
+func trustFromFile(path *C.char, out *C.weida_trust_t, read func(string) (weida.Trust, error)) C.int {
 	return issue(out, func() (object, error) {
 		p, err := inText(path, "path")
 		if err != nil {
 			return nil, err
 		}
-		t, err := weida.TrustPinFile(p)
+		t, err := read(p)
 		return &trustObj{trust: t}, err
 	})
 }
