@@ -161,14 +161,15 @@ func readStreamedBody(r io.Reader, d [32]byte, length uint64, w io.Writer) error
 		return fmt.Errorf("payload fetch: reading the body: %w", err)
 	}
 	if uint64(n) < length {
-		return fmt.Errorf("payload fetch: the body ended at %d of %d bytes: %w", n, length, io.ErrUnexpectedEOF)
+		// The sender's FIN (a failing sender resets instead).
+		return fmt.Errorf("%w: the body ended at %d of %d bytes (%w)", errFetchMalformed, n, length, io.ErrUnexpectedEOF)
 	}
 	if m, _ := io.ReadFull(r, one[:]); m != 0 {
-		return fmt.Errorf("%w answer: the body runs past its %d bytes", errFetchMalformed, length)
+		return fmt.Errorf("%w: the body runs past its %d bytes", errFetchMalformed, length)
 	}
 	var sum [32]byte
 	if h.Sum(sum[:0]); sum != d {
-		return fmt.Errorf("%w answer: the body hashes to %x, not %x", errFetchMalformed, sum, d)
+		return fmt.Errorf("%w: the body hashes to %x, not %x", errFetchMalformed, sum, d)
 	}
 	return nil
 }

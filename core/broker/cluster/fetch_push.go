@@ -100,8 +100,10 @@ func (g *Group) receivePush(s *raftlayer.Stream, req fetchRequest) {
 	}
 	if err := readStreamedBody(idleDeadlineReader{s}, req.digest, req.length, body); err != nil {
 		body.Abort()
-		if errors.Is(err, errFetchMalformed) || errors.Is(err, io.ErrUnexpectedEOF) {
+		if errors.Is(err, errFetchMalformed) {
 			g.badPeer(s, "bad payload push", err)
+		} else {
+			answer(pushRefused) // a failing stream or disk: the member fetches later
 		}
 		return
 	}
