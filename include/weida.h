@@ -664,7 +664,11 @@ int weida_binding_bus(weida_binding_t b, const char *path, weida_trust_t trust,
 /* ------------------------------------------------------------------------ */
 
 /* Dials url and adds it to the round-robin; returns once negotiated.
- * A key that is not trusted is WEIDA_EUNTRUSTED naming the key. */
+ * A key that is not trusted is WEIDA_EUNTRUSTED naming the key. On every
+ * dialling endpoint url may also be a cluster address: member URLs joined
+ * by commas, or a portless weida://name/path (port 7443); the connection
+ * then goes to the queue's leader, and a NOT_LEADER is followed (see
+ * weida_trust_pin_file for the members' keys). */
 int weida_requester_connect(weida_requester_t r, const char *url);
 int weida_requester_connect_async(weida_requester_t r, const char *url, weida_done_fn cb,
                                   void *user, weida_op_t *op);
