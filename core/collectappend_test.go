@@ -155,3 +155,25 @@ func pushAppendCase(ctx context.Context, push *weida.Pusher, payload []byte, str
 	_, err = out.Finish()
 	return err
 }
+
+func TestSubscriberRecvAppendReadsIntoTheLentBuffer(t *testing.T) {
+	srv := pubsubServe(t, weida.Config{})
+	sub := pubsubSubscribe(t, srv, "t")
+	for _, c := range appendCases[:2] { // Publish states the length
+		t.Run(c.name, func(t *testing.T) {
+			payload := reqrepPattern(c.size)
+			if n, err := srv.pub.Publish("t", payload); err != nil || n != 1 {
+				t.Fatalf("publish: %d copies, %v", n, err)
+			}
+			dst := lent()
+			got, meta, err := sub.RecvAppend(ctxFor(t), dst, int64(c.size))
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantAppended(t, got, dst, payload)
+			if topic, ok := meta.Topic(); !ok || topic != "t" {
+				t.Fatalf("topic %q (%v), want t", topic, ok)
+			}
+		})
+	}
+}

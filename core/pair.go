@@ -176,7 +176,7 @@ func collectNext(ctx context.Context, q *queueRoute, maxBytes int64) (*IncomingT
 		return nil, nil, err
 	}
 	t := it.transfer()
-	body, err := pullCollect(ctx, t, nil, maxBytes)
+	body, err := pullCollect(ctx, t.in, nil, maxBytes)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/weida-go/weida/core/errs"
+	"github.com/weida-go/weida/core/transport"
 	"github.com/weida-go/weida/core/wire"
 )
 
@@ -162,15 +163,15 @@ func (p *Puller) RecvAppend(ctx context.Context, dst []byte, maxBytes int64) ([]
 	if maxBytes < 0 {
 		return nil, IncomingMeta{}, errs.New(errs.KindRuntime, "recv: maxBytes must not be negative, got %d", maxBytes)
 	}
-	t, err := p.RecvStream(ctx)
+	it, err := p.q.next(ctx)
 	if err != nil {
 		return nil, IncomingMeta{}, err
 	}
-	body, err := pullCollect(ctx, t, dst, maxBytes)
+	body, err := pullCollect(ctx, it.data, dst, maxBytes)
 	if err != nil {
 		return nil, IncomingMeta{}, err
 	}
-	return body, t.Meta(), nil
+	return body, it.meta(), nil
 }
 
 // RecvStream waits for the next message without reading it: the streamed
@@ -202,19 +203,19 @@ func (p *Puller) Close() error {
 	return nil
 }
 
-// pullCollect is Collect (appending to dst, see collectAppend) bounded by ctx: when ctx ends mid-read the
-// transfer is refused (STOP_SENDING REJECTED), which also unblocks the read.
-// A payload read whole before that is still returned. Replier.Accept reads
-// requests with it too.
-func pullCollect(ctx context.Context, t *IncomingTransfer, dst []byte, maxBytes int64) ([]byte, error) {
-	if body, ok := takeWhole(t.in, dst, maxBytes); ok { // in hand already: no read to abandon
+// pullCollect is Collect of in, appending to dst (collectAppend), bounded
+// by ctx: when ctx ends mid-read the transfer is refused (STOP_SENDING
+// REJECTED), which also unblocks the read. A payload read whole before that
+// is still returned.
+func pullCollect(ctx context.Context, in *transport.InStream, dst []byte, maxBytes int64) ([]byte, error) {
+	if body, ok := takeWhole(in, dst, maxBytes); ok { // in hand already: no read to abandon
 		return body, nil
 	}
 	stop := neverStops
 	if ctx.Done() != nil { // a context that cannot end needs no watcher
-		stop = context.AfterFunc(ctx, func() { t.in.Refuse(wire.CodeRejected) })
+		stop = context.AfterFunc(ctx, func() { in.Refuse(wire.CodeRejected) })
 	}
-	body, err := collectAppend(t.in, dst, maxBytes)
+	body, err := collectAppend(in, dst, maxBytes)
 	if !stop() && err != nil {
 		return nil, errs.Wrap(errs.KindCanceled, ctx.Err(), "receive abandoned: the transfer was refused")
 	}

@@ -18,9 +18,15 @@ type seqMark struct {
 
 // transfer wraps a queued one-way transfer with what sequencing found.
 func (it inbound) transfer() *IncomingTransfer {
-	t := newIncomingTransfer(it.data)
-	t.meta.order = it.order
-	return t
+	return &IncomingTransfer{in: it.data, meta: it.meta()}
+}
+
+// meta is the transfer's meta, for a receive that hands out the payload
+// and its meta but no IncomingTransfer (nothing more to allocate for it).
+func (it inbound) meta() IncomingMeta {
+	m := newIncomingMeta(it.data.Conn(), &it.data.Header)
+	m.order = it.order
+	return m
 }
 
 // deliverData queues a one-way transfer at r after what its connection

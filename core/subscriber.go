@@ -114,15 +114,23 @@ func (s *Subscriber) FilterCount() int {
 // LimitExceeded; a copy its publisher dropped mid-payload is Canceled. In
 // both cases the subscriber stays usable: call Recv again.
 func (s *Subscriber) Recv(ctx context.Context, maxBytes int64) ([]byte, IncomingMeta, error) {
-	t, err := s.RecvStream(ctx)
+	return s.RecvAppend(ctx, nil, maxBytes)
+}
+
+// RecvAppend is Recv appending the payload to dst, a buffer the caller
+// lends (nil is Recv): once it has the room, a copy allocates nothing for
+// its payload. The ceiling applies to the payload alone. The result shares
+// dst's array, so dst may be reused once the caller is done with the copy.
+func (s *Subscriber) RecvAppend(ctx context.Context, dst []byte, maxBytes int64) ([]byte, IncomingMeta, error) {
+	it, err := s.q.next(ctx)
 	if err != nil {
 		return nil, IncomingMeta{}, err
 	}
-	payload, err := t.Collect(maxBytes)
+	payload, err := collectAppend(it.data, dst, maxBytes)
 	if err != nil {
 		return nil, IncomingMeta{}, err
 	}
-	return payload, t.Meta(), nil
+	return payload, it.meta(), nil
 }
 
 // RecvStream waits for the next copy and returns it unread, for payloads

@@ -71,7 +71,7 @@ func (s *Subscriber) RecvReporting(ctx context.Context, maxBytes int64) ([]byte,
 	if err != nil {
 		return nil, IncomingMeta{}, nil, err
 	}
-	body, err := pullCollect(ctx, t, nil, maxBytes)
+	body, err := pullCollect(ctx, t.in, nil, maxBytes)
 	if err != nil {
 		if r := t.Reporter(); r != nil {
 			_ = r.Report(Processed, 0)

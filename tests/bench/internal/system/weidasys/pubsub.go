@@ -60,8 +60,11 @@ func (System) DialSubscribers(ctx context.Context, addr string, n, maxSize int, 
 			return nil, fmt.Errorf("subscriber %d: %w", i, err)
 		}
 		s.loops.Go(func(ctx context.Context) {
+			// One buffer lent to every copy, as each quic-go subscriber
+			// reads every copy into one.
+			buf := make([]byte, 0, maxSize+1)
 			for {
-				payload, _, err := sub.Recv(ctx, int64(maxSize))
+				payload, _, err := sub.RecvAppend(ctx, buf, int64(maxSize))
 				if ctx.Err() != nil {
 					return
 				}
