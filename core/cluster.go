@@ -24,6 +24,9 @@ import (
 // Such a slot connects to the queue's leader, found by asking the members
 // the leader query, and finds it again when it is lost or says NOT_LEADER.
 
+// ClusterAddress joins member URLs into the cluster address Connect takes.
+func ClusterAddress(members ...string) string { return strings.Join(members, ",") }
+
 // DefaultClusterPort is the port of a portless cluster address.
 const DefaultClusterPort = 7443
 

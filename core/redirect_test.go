@@ -173,7 +173,7 @@ func TestClusterListConnectsToTheLeader(t *testing.T) {
 	a.setAnswer(b.url)
 	b.setAnswer(b.url)
 	b.leads.Store(true)
-	r := requester(t, weida.TrustByAddress(), a.url+","+b.url) // the list's keys are the trust
+	r := requester(t, weida.TrustByAddress(), weida.ClusterAddress(a.url, b.url)) // the list's keys are the trust
 	if _, err := r.Request(ctxFor(t), []byte("job"), 1024); err != nil || b.served.Load() != 1 {
 		t.Fatalf("request: %v, leader served %d", err, b.served.Load())
 	}
