@@ -206,23 +206,33 @@ func (n *Node) serveAccepted(c *quic.Conn) {
 		c.CloseWithError(closeFileDiffers, "cluster file differs")
 		return
 	}
-	n.adopt(peer, c)
-	n.serveStreams(c)
+	if n.adopt(peer, c, false) {
+		n.serveStreams(c)
+	}
 }
 
 // adopt makes c the connection Dial uses toward peer. A node closing
 // meanwhile closes c at once.
-func (n *Node) adopt(peer identity.Fingerprint, c *quic.Conn) {
+func (n *Node) adopt(peer identity.Fingerprint, c *quic.Conn, serve bool) bool {
 	n.mu.Lock()
 	if n.ctx.Err() != nil {
 		n.mu.Unlock()
 		c.CloseWithError(closeShutdown, "node shutting down")
-		return
+		return false
 	}
 	n.conns[peer] = c
 	n.live[c] = struct{}{}
-	n.mu.Unlock()
+	// Added under mu, after the check: Close cancels before it takes mu,
+	// so its Wait never runs while a goroutine is being added.
 	n.wg.Add(1)
+	if serve {
+		n.wg.Add(1)
+		go func() {
+			defer n.wg.Done()
+			n.serveStreams(c)
+		}()
+	}
+	n.mu.Unlock()
 	go func() {
 		defer n.wg.Done()
 		<-c.Context().Done()
@@ -233,6 +243,7 @@ func (n *Node) adopt(peer identity.Fingerprint, c *quic.Conn) {
 		delete(n.live, c)
 		n.mu.Unlock()
 	}()
+	return true
 }
 
 // forget drops c from the connections Dial uses, once it has failed.
@@ -345,12 +356,9 @@ func (n *Node) connTo(ctx context.Context, address string) (*quic.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	n.adopt(key, c)
-	n.wg.Add(1)
-	go func() {
-		defer n.wg.Done()
-		n.serveStreams(c)
-	}()
+	if !n.adopt(key, c, true) {
+		return nil, errClosed
+	}
 	return c, nil
 }
 
