@@ -44,17 +44,16 @@ var lookupIPAddr = net.DefaultResolver.LookupIPAddr
 var clusterPort uint16 = DefaultClusterPort
 
 // clusterView is what a slot that reaches a replicated queue knows of its
-// cluster: the members it may ask, the keys its caller named, the highest
-// term it saw and the leader hint it follows next. A slot becomes one when
-// it is given a cluster address or first hears NOT_LEADER. Guarded by the
-// dialer's mu.
+// cluster: the members it may ask, the keys its caller named and the
+// highest term it saw. A slot gets one when it is given a cluster address
+// or first hears NOT_LEADER. term, hasTerm and next are guarded by the
+// dialer's mu; the rest is fixed when the view is made.
 type clusterView struct {
 	members []Address // as the caller gave them; nil for a portless name
-	dns     *Address  // the portless name, its Port to be filled; nil for a list
+	dns     *Address  // the portless name (its Port already the cluster port); nil for a list
 	named   []Fingerprint
 	term    uint64
 	hasTerm bool
-	hint    *leaderTarget // the leader to dial first, once
 	next    int           // where the next search starts among the members
 }
 
@@ -157,7 +156,9 @@ func (v *clusterView) stale(term uint64, hasTerm bool) bool {
 }
 
 // candidates is whom a search asks, starting after the last one asked.
-func (v *clusterView) candidates(ctx context.Context) ([]Address, error) {
+// The name of a portless address is resolved here, so call it without the
+// dialer's lock; what it reads of v is fixed when v is made, but for next.
+func (v *clusterView) candidates(ctx context.Context, next int) ([]Address, error) {
 	members := v.members
 	if v.dns != nil {
 		ips, err := lookupIPAddr(ctx, v.dns.Host)
@@ -174,11 +175,9 @@ func (v *clusterView) candidates(ctx context.Context) ([]Address, error) {
 	if len(members) == 0 {
 		return nil, errs.New(errs.KindNotConnected, "the cluster address proposes no member")
 	}
-	start := v.next % len(members)
-	v.next++
+	start := next % len(members)
 	return append(slices.Clone(members[start:]), members[:start]...), nil
 }
-
 // target judges a leader hint (a URL naming the queue) under the caller's
 // trust: a key the caller named in its own URLs is dialled as named; any
 // other key must pass the endpoint's trust (pins, anchors), so with no

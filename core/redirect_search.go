@@ -45,26 +45,18 @@ func (d *dialer) openSlot(ctx context.Context, s *slot) (*pooledConn, error) {
 	}
 }
 
-// dialCluster connects s to its queue's leader: the hint it holds first,
-// then every member it may ask, each with the leader query. A member that
-// does not serve the query (UNKNOWN_ENDPOINT: not a cluster node) is taken
-// as it is. errNoLeader when nobody named a leader.
+// dialCluster connects s to its queue's leader, asking every member it may
+// ask the leader query. A member that does not serve the query
+// (UNKNOWN_ENDPOINT: not a cluster node) is taken as it is. errNoLeader
+// when nobody named a leader.
 func (d *dialer) dialCluster(ctx context.Context, s *slot) (*pooledConn, error) {
 	d.mu.Lock()
 	v := s.clusterOfLocked()
-	hint := v.hint
-	v.hint = nil
+	next := v.next
+	v.next++
 	path := s.addr.Path
 	d.mu.Unlock()
-	if hint != nil {
-		pc, err := d.openLeader(ctx, hint)
-		if err == nil || errs.KindOf(err) == errs.KindUntrusted {
-			return d.confirmed(s, pc, err)
-		}
-	}
-	d.mu.Lock()
-	members, err := v.candidates(ctx)
-	d.mu.Unlock()
+	members, err := v.candidates(ctx, next)
 	if err != nil {
 		return nil, err
 	}
