@@ -54,7 +54,7 @@ type clusterView struct {
 	named   []Fingerprint
 	term    uint64
 	hasTerm bool
-	next    int           // where the next search starts among the members
+	next    int // where the next search starts among the members
 }
 
 // leaderTarget is a leader to dial: addr, and when addr had to drop the
@@ -178,6 +178,7 @@ func (v *clusterView) candidates(ctx context.Context, next int) ([]Address, erro
 	start := next % len(members)
 	return append(slices.Clone(members[start:]), members[:start]...), nil
 }
+
 // target judges a leader hint (a URL naming the queue) under the caller's
 // trust: a key the caller named in its own URLs is dialled as named; any
 // other key must pass the endpoint's trust (pins, anchors), so with no
