@@ -30,7 +30,7 @@ type testCluster struct {
 
 // startCluster runs n members in this process, each with its own data
 // folder, serving the given queue paths (flushed).
-func startCluster(t *testing.T, n int, paths ...string) *testCluster {
+func startCluster(t testing.TB, n int, paths ...string) *testCluster {
 	t.Helper()
 	tc := &testCluster{}
 	pcs := make([]net.PacketConn, n)
@@ -70,7 +70,7 @@ func startCluster(t *testing.T, n int, paths ...string) *testCluster {
 
 // waitFor re-checks cond at every leader observation of any group until it
 // holds, failing after the deadline.
-func (tc *testCluster) waitFor(t *testing.T, what string, cond func() bool) {
+func (tc *testCluster) waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	changes := make(chan raft.Observation, 64)
 	for _, n := range tc.nodes {
