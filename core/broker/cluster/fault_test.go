@@ -71,11 +71,29 @@ func TestALeaderPartitionedIntoAMinorityCommitsNothing(t *testing.T) {
 	}
 
 	// Proposed on the cut-off leader, from before it knows until after
-	// it stepped down: none may succeed.
-	results := make(chan error, 2)
+	// it stepped down: none may succeed. The streamed ADMIT goes to Raft
+	// straight away (a Propose would first spend its push's timeouts), so
+	// it is in the cut-off leader's log with its body.
+	minorityBody := bigBody(60)
+	minorityDigest := commitBody(t, og.Payloads(), minorityBody)
+	minorityAdmit := streamedAdmitOf(minorityDigest, minorityBody)
+	raw, err := minorityAdmit.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := make(chan error, 3)
 	go func() { _, err := og.Propose(ctx, admitInline("minority")); results <- err }()
 	go func() { _, err := og.Propose(ctx, Entry{Kind: EntryDeliver, Seq: 1, Attempt: 7}); results <- err }()
-	for range 2 {
+	go func() {
+		err := og.raft.Apply(raw, 10*time.Second).Error()
+		if !errors.Is(err, raft.ErrLeadershipLost) {
+			err = fmt.Errorf("the streamed ADMIT ended with %v, want ErrLeadershipLost (appended, never committed)", err)
+		} else {
+			err = ErrIndeterminate
+		}
+		results <- err
+	}()
+	for range 3 {
 		if err := <-results; !refusedOrIndeterminate(err) {
 			t.Fatalf("a proposal on the minority leader ended with %v, want NotLeader or Indeterminate", err)
 		}
@@ -122,6 +140,11 @@ func TestALeaderPartitionedIntoAMinorityCommitsNothing(t *testing.T) {
 		}
 	}
 	sameLog(t, "/jobs", ng.raft.LastIndex(), next, old, othersThan(majority, next)[0])
+	// The body of the ADMIT the heal cut from the old leader's log went
+	// with it.
+	if og.Payloads().Has(minorityDigest) {
+		t.Fatal("the old leader kept the body of an ADMIT cut from its log")
+	}
 }
 
 // Delayed and lossy links still converge: every member ends with the same
