@@ -22,6 +22,15 @@ import (
 	"github.com/weida-go/weida/core/transport/raftlayer"
 )
 
+// defaultMaxAppendEntries and logCacheEntries tune every group unless
+// NodeConfig.Raft says otherwise: the entries one AppendEntries carries, and
+// the latest entries kept in memory (at most 4 KiB each with their inline
+// bodies, so at most 4 MiB per group).
+const (
+	defaultMaxAppendEntries = 512
+	logCacheEntries         = 1024
+)
+
 // rpcTimeout bounds one Raft RPC between members (snapshots stream longer:
 // hashicorp scales the timeout by size).
 const rpcTimeout = 10 * time.Second
@@ -171,6 +180,10 @@ func (n *Node) startGroup(q Queue, cfg NodeConfig, servers []raft.Server) (*Grou
 		return nil, err
 	}
 	conf := raft.DefaultConfig()
+	// Up to 512 entries per AppendEntries (hashicorp's default is 64): at
+	// 256 admissions in flight a follower is sent them in one RPC and
+	// stores them in one bbolt transaction.
+	conf.MaxAppendEntries = defaultMaxAppendEntries
 	if cfg.Raft != nil {
 		c := *cfg.Raft
 		conf = &c
@@ -182,6 +195,12 @@ func (n *Node) startGroup(q Queue, cfg NodeConfig, servers []raft.Server) (*Grou
 	existing, err := raft.HasExistingState(stores.Log, stores.Stable, stores.Snapshots)
 	if err == nil {
 		stores.Log, err = newBodyLogStore(stores.Log, bodies, g.fetchNoted, n.stop)
+	}
+	if err == nil {
+		// The latest entries are read again right after they are stored
+		// (the leader to replicate them, every member to apply them):
+		// served from memory instead of bbolt.
+		stores.Log, err = raft.NewLogCache(logCacheEntries, stores.Log)
 	}
 	if err == nil {
 		g.raft, err = raft.NewRaft(conf, g.FSM, stores.Log, stores.Stable, stores.Snapshots, Transport(pg, 3, rpcTimeout, nil))
