@@ -6,7 +6,8 @@
 # delivery_attempt never went backwards. Prints the failover time (kill to
 # the next leader's first confirm), p50 and p99.
 #
-#   ./build/cluster-chaos.sh            # 20 kills (WEIDA_CLUSTER_KILLS overrides)
+#   ./build/cluster-chaos.sh            # 20 kills on a flushed queue, then on a written
+#                                       # one (WEIDA_CLUSTER_KILLS overrides)
 #   ./build/cluster-chaos.sh --idle     # no leader change in 10 idle minutes
 #                                       # (WEIDA_CLUSTER_IDLE overrides the window)
 #
@@ -18,9 +19,11 @@ cd "$(dirname "$0")/.."
 case "${1:-}" in
 "")
 	kills="${WEIDA_CLUSTER_KILLS:-20}"
-	echo "== clustercrash: $kills leader kills under 256 confirms in flight"
-	WEIDA_CLUSTER_KILLS="$kills" go test -count=1 -v -timeout 60m \
-		-run '^TestKilledLeaderLosesNothingCertified$' ./tests/clustercrash/
+	for durability in flushed written; do
+		echo "== clustercrash: $kills leader kills under 256 confirms in flight, a $durability queue"
+		WEIDA_CLUSTER_KILLS="$kills" WEIDA_CLUSTER_DURABILITY="$durability" go test -count=1 -v -timeout 60m \
+			-run '^TestKilledLeaderLosesNothingCertified$' ./tests/clustercrash/
+	done
 	;;
 --idle)
 	window="${WEIDA_CLUSTER_IDLE:-10m}"

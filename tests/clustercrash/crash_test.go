@@ -18,9 +18,6 @@ const (
 	maxKillDelay = 20 * time.Millisecond
 	// progressTimeout bounds every wait for certificates or deliveries.
 	progressTimeout = 60 * time.Second
-	// durability is the queue's: a Flushed cluster certifies
-	// Replicated(2, flushed).
-	durability = "flushed"
 )
 
 // TestKilledLeaderLosesNothingCertified is issue 19's failover test: the
@@ -33,8 +30,8 @@ func TestKilledLeaderLosesNothingCertified(t *testing.T) {
 	t.Logf("seed %d (%s=%d replays the choices), %d kills", seed, seedEnv, seed, kills)
 	rng := rand.New(rand.NewPCG(seed, 0))
 	began := time.Now()
-	site := newClusterSite(t, durability)
-	site.startAll(t, durability)
+	site := newClusterSite(t, queueDurability(t))
+	site.startAll(t)
 	l := newLedger()
 	ctx, stopProducing := context.WithCancel(context.Background())
 	defer stopProducing()

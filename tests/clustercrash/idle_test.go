@@ -19,8 +19,8 @@ func TestIdleClusterKeepsItsLeader(t *testing.T) {
 	if err != nil || window <= 0 {
 		t.Fatalf("%s=%q: want a positive duration such as 10m", idleEnv, s)
 	}
-	site := newClusterSite(t, durability)
-	site.startAll(t, durability)
+	site := newClusterSite(t, queueDurability(t))
+	site.startAll(t)
 	lead, ok := site.leaders.awaitNewer(0, electionTimeout)
 	if !ok {
 		t.Fatalf("no member named a leader within %v", electionTimeout)

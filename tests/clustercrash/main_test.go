@@ -36,11 +36,14 @@ func TestMain(m *testing.M) {
 // The run's size, seed and idle window come from the environment, so the
 // heavy run and a replay need no code change.
 const (
-	killsEnv     = "WEIDA_CLUSTER_KILLS"
-	seedEnv      = "WEIDA_CLUSTER_SEED"
-	idleEnv      = "WEIDA_CLUSTER_IDLE"
-	largeEnv     = "WEIDA_CLUSTER_LARGE"
-	defaultKills = 3
+	killsEnv = "WEIDA_CLUSTER_KILLS"
+	seedEnv  = "WEIDA_CLUSTER_SEED"
+	idleEnv  = "WEIDA_CLUSTER_IDLE"
+	largeEnv = "WEIDA_CLUSTER_LARGE"
+	// durabilityEnv is the queue's durability: flushed (the default) or
+	// written.
+	durabilityEnv = "WEIDA_CLUSTER_DURABILITY"
+	defaultKills  = 3
 )
 
 func envInt(t *testing.T, name string, fallback int) int {
@@ -60,4 +63,18 @@ func envInt(t *testing.T, name string, fallback int) int {
 func runSeed(t *testing.T) uint64 {
 	t.Helper()
 	return uint64(envInt(t, seedEnv, int(time.Now().UnixNano()&0x7fffffffffff)))
+}
+
+// queueDurability is WEIDA_CLUSTER_DURABILITY, flushed by default.
+func queueDurability(t *testing.T) string {
+	t.Helper()
+	switch d := os.Getenv(durabilityEnv); d {
+	case "":
+		return "flushed"
+	case "flushed", "written":
+		return d
+	default:
+		t.Fatalf("%s=%q: want flushed or written", durabilityEnv, d)
+		return ""
+	}
 }

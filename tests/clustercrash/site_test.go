@@ -32,10 +32,11 @@ const queuePath = "/q"
 // file, each member's key, ports and data directory, and the leader
 // tracker that reads every member's log.
 type clusterSite struct {
-	root    string
-	file    string
-	members []*memberSite
-	leaders *leaderTracker
+	root       string
+	durability string // the queue's: flushed or written
+	file       string
+	members    []*memberSite
+	leaders    *leaderTracker
 }
 
 // memberSite is one member: a stable key (clients stay pinned across
@@ -52,7 +53,7 @@ type memberSite struct {
 // serving queuePath at durability.
 func newClusterSite(t *testing.T, durability string) *clusterSite {
 	t.Helper()
-	s := &clusterSite{root: t.TempDir(), leaders: newLeaderTracker()}
+	s := &clusterSite{root: t.TempDir(), durability: durability, leaders: newLeaderTracker()}
 	s.file = filepath.Join(s.root, "cluster.json")
 	for i := range 3 {
 		m := &memberSite{index: i,
@@ -68,14 +69,14 @@ func newClusterSite(t *testing.T, durability string) *clusterSite {
 		m.key = id.Fingerprint().String()
 		s.members = append(s.members, m)
 	}
-	s.writeFile(t, durability)
+	s.writeFile(t)
 	return s
 }
 
 // writeFile picks fresh ports for every member and writes the file. A
 // port free a moment ago may be taken before the member binds it, so
 // startAll retries with new ones.
-func (s *clusterSite) writeFile(t *testing.T, durability string) {
+func (s *clusterSite) writeFile(t *testing.T) {
 	t.Helper()
 	var entries []string
 	for _, m := range s.members {
@@ -83,7 +84,7 @@ func (s *clusterSite) writeFile(t *testing.T, durability string) {
 		entries = append(entries, fmt.Sprintf(`{"url": "weida://%s@127.0.0.1:%d", "raft": "127.0.0.1:%d"}`, m.key, m.clientPort, m.raft))
 	}
 	text := fmt.Sprintf("{\"members\": [\n  %s],\n \"queues\": [{\"path\": %q, \"durability\": %q}]}\n",
-		strings.Join(entries, ",\n  "), queuePath, durability)
+		strings.Join(entries, ",\n  "), queuePath, s.durability)
 	if err := os.WriteFile(s.file, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +119,7 @@ func (s *clusterSite) byKey(key string) *memberSite {
 // startAll starts every member and waits for each one's address; when a
 // port was taken meanwhile it rewrites the file with new ports and starts
 // them all again.
-func (s *clusterSite) startAll(t *testing.T, durability string) {
+func (s *clusterSite) startAll(t *testing.T) {
 	t.Helper()
 	for attempt := 1; ; attempt++ {
 		var err error
@@ -142,7 +143,7 @@ func (s *clusterSite) startAll(t *testing.T, durability string) {
 			t.Fatal(err)
 		}
 		t.Logf("a port was taken before its member bound it (%v); new ports", err)
-		s.writeFile(t, durability)
+		s.writeFile(t)
 	}
 }
 
