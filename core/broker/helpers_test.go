@@ -64,6 +64,13 @@ func startBrokerOn(t *testing.T, rtCfg weida.Config, cfg Config) *testBroker {
 	if err != nil {
 		t.Fatalf("New(%+v): %v", cfg, err)
 	}
+	serveUntilCleanup(t, br)
+	return &testBroker{Broker: br, rt: rt, binding: b}
+}
+
+// serveUntilCleanup serves br until the test ends, then closes it and
+// waits for Serve to return.
+func serveUntilCleanup(t *testing.T, br *Broker) {
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
@@ -73,7 +80,6 @@ func startBrokerOn(t *testing.T, rtCfg weida.Config, cfg Config) *testBroker {
 		br.Close()
 		<-served
 	})
-	return &testBroker{Broker: br, rt: rt, binding: b}
 }
 
 // queues is a Config of memory queues at paths.

@@ -87,15 +87,7 @@ func startReplicated(t *testing.T, n int, durability string, paths ...string) *t
 		if err != nil {
 			t.Fatalf("member %d: New: %v", i, err)
 		}
-		served := make(chan struct{})
-		go func() {
-			defer close(served)
-			_ = br.Serve(context.Background())
-		}()
-		t.Cleanup(func() {
-			br.Close()
-			<-served
-		})
+		serveUntilCleanup(t, br)
 		m.Broker = br
 	}
 	return tc
