@@ -2,6 +2,7 @@ package transport
 
 import (
 	"errors"
+	"sync"
 
 	"github.com/quic-go/quic-go"
 
@@ -41,7 +42,13 @@ func (c *Conn) sendNow(h *wire.Data, payload []byte, watched bool) (*Receipt, bo
 	if !ok || err != nil {
 		return nil, false, err
 	}
-	o := new(OutStream)
+	var o *OutStream
+	if watched {
+		o = new(OutStream)
+	} else {
+		o = unwatchedSends.Get().(*OutStream)
+		defer releaseUnwatched(o)
+	}
 	o.setUp(c, s, watched)
 	if err := o.writeData(h); err != nil {
 		return nil, false, err // the header the peer would refuse: Cancel reset the stream
@@ -56,6 +63,16 @@ func (c *Conn) sendNow(h *wire.Data, payload []byte, watched bool) (*Receipt, bo
 	}
 	rc, err := o.Finish()
 	return rc, err == nil, err
+}
+
+// unwatchedSends hold the OutStreams of unwatched SendNow calls: once the
+// call returns nothing refers to one (no receipt is tracked or handed out,
+// and quic-go copied the bytes), so a publisher's copies reuse them.
+var unwatchedSends = sync.Pool{New: func() any { return new(OutStream) }}
+
+func releaseUnwatched(o *OutStream) {
+	*o = OutStream{}
+	unwatchedSends.Put(o)
 }
 
 // TryWrite writes p, the first payload bytes, behind the header only if all

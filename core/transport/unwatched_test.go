@@ -74,3 +74,64 @@ func TestAwaitPeerConsumedWaitsForAnUnreadUnwatchedTransfer(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Unwatched sends reuse their transfer state once they return: every one
+// still arrives whole and as it was sent, from goroutines sending at once.
+func TestUnwatchedSendsReuseNothingStillInUse(t *testing.T) {
+	s := startServer(t, NewConfig())
+	c, _ := dialServer(t, s, s.l.Addr(), NewConfig())
+	const senders, each = 4, 20
+	done := make(chan error, senders)
+	for g := range senders {
+		go func() {
+			for i := range each {
+				h := wire.Data{Endpoint: wire.Some("/t/" + itoa(g))}
+				payload := bytes.Repeat([]byte{byte(g*each + i)}, 100+i)
+				sent, err := c.SendNowUnwatched(&h, payload)
+				if err == nil && !sent {
+					out, oerr := c.OpenUniUnwatched(testContext(t), &h)
+					if err = oerr; err == nil {
+						if _, err = out.Write(payload); err == nil {
+							_, err = out.Finish()
+						}
+					}
+				}
+				if err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	seen := make(map[byte]bool)
+	finished := 0
+	for range senders * each {
+		var in *InStream
+		for in == nil {
+			select {
+			case in = <-s.h.data:
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+				finished++
+			}
+		}
+		got, err := io.ReadAll(in)
+		if err != nil || len(got) < 100 || !bytes.Equal(got, bytes.Repeat(got[:1], len(got))) {
+			t.Fatalf("read %d bytes, %v: not one sender's payload whole", len(got), err)
+		}
+		k := got[0]
+		g := int(k) / each
+		if seen[k] || len(got) != 100+int(k)%each || in.Header.Endpoint.V != "/t/"+itoa(g) {
+			t.Fatalf("payload %d (%d bytes) on %q: repeated, or its header is another send's", k, len(got), in.Header.Endpoint.V)
+		}
+		seen[k] = true
+	}
+	for ; finished < senders; finished++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
