@@ -97,7 +97,7 @@ func TestReportUsageErrorPointsAtTheRightUsage(t *testing.T) {
 		err  error
 		want string
 	}{
-		{usageErrorf(sendVerb, "missing URL"), "weida: missing URL\nusage: weida send [--ca PATH] [--identity PATH] [--timeout DURATION] URL [FILE|-]\n"},
+		{usageErrorf(sendVerb, "missing URL"), "weida: missing URL\nusage: weida send [--ca PATH] [--trust FILE] [--identity PATH] [--timeout DURATION] URL [FILE|-]\n"},
 		{usageErrorf(nil, `unknown verb "x"`), "weida: unknown verb \"x\"\nrun \"weida --help\" for the verbs and options\n"},
 	}
 	for _, c := range cases {

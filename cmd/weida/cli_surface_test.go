@@ -145,7 +145,9 @@ func TestBashCompletionCompletes(t *testing.T) {
 		{[]string{"weida", "s"}, []string{"send", "serve", "sub"}},
 		{[]string{"weida", "sub", "--fr"}, []string{"--framing"}},
 		{[]string{"weida", "sub", "--framing", ""}, []string{"length", "line", "nul", "raw"}},
-		{[]string{"weida", "request", "--t"}, []string{"--timeout"}},
+		{[]string{"weida", "request", "--t"}, []string{"--timeout", "--trust"}},
+		{[]string{"weida", "request", "--tr"}, []string{"--trust"}},
+		{[]string{"weida", "broker", "--tr"}, []string{"--trust-out"}},
 		{[]string{"weida", "completion", "z"}, []string{"zsh"}},
 	}
 	for _, c := range cases {

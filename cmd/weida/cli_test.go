@@ -56,7 +56,7 @@ func TestHelpAndVersionOnStdout(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"--help"}, []string{"send", "request", "sub", "serve", "--ca", "--filter", "--count", "--framing",
+		{[]string{"--help"}, []string{"send", "request", "sub", "serve", "--ca", "--trust FILE", "--filter", "--count", "--framing",
 			"--echo", "--sink", "--pub", "--identity", "--cert-out"}},
 		{[]string{"-h"}, []string{"send", "request", "sub", "serve"}},
 		{[]string{"help"}, []string{"send", "request", "sub", "serve"}},

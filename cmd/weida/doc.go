@@ -7,9 +7,9 @@
 // prints the address it serves as the first line of stdout, and broker,
 // which prints one per queue: each line is a client's whole configuration.
 //
-//	weida send    [--ca PATH] [--timeout DURATION] URL [FILE|-]
-//	weida request [--ca PATH] [--timeout DURATION] URL [FILE|-]
-//	weida sub     [--ca PATH] [--timeout DURATION] [--filter F] [--count N] [--framing line|raw|nul|length] URL
+//	weida send    [--ca PATH] [--trust FILE] [--timeout DURATION] URL [FILE|-]
+//	weida request [--ca PATH] [--trust FILE] [--timeout DURATION] URL [FILE|-]
+//	weida sub     [--ca PATH] [--trust FILE] [--timeout DURATION] [--filter F] [--count N] [--framing line|raw|nul|length] URL
 //	weida serve   (--echo | --sink | --pub) URL [--identity PATH] [--cert-out PATH]
 //	weida broker  URL [--queue PATH[:DURABILITY][,...]] [--data DIR] [--config FILE] [--identity PATH] [--cert-out PATH]
 //	weida completion bash|zsh|fish
@@ -38,4 +38,8 @@
 // peer refused the payload, 4 no endpoint at that path, 5 no reply will
 // ever come, 6 the key that answered is not trusted, 7 the connection was
 // lost or never made. The table lives in main.go.
+//
+// --trust FILE gives the dialling verbs a cluster's member keys (the file
+// broker --trust-out writes), so one member's keyless URL reaches the
+// queue's leader wherever it is.
 package main

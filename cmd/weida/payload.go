@@ -17,23 +17,10 @@ const stdinFile = "-"
 // that a stream never waits on a whole payload, large enough to be cheap.
 const pieceSize = 64 << 10
 
-// optCA is the dialling verbs' trust option.
-var optCA = option{name: "--ca", value: "PATH",
-	help: "trust the CA certificate(s) in PATH instead of the key named in the URL; " +
-		"a URL without a key is then checked against the certificate's names"}
-
 // optTimeout bounds a dialling verb from start to end.
 var optTimeout = option{name: "--timeout", value: "DURATION",
 	help: "give up after DURATION (e.g. 500ms, 30s, 2m), connecting included; " +
 		"the verb then fails with exit status 1 and names the timeout"}
-
-// dialTrust is the trust a dialling verb verifies the server under.
-func dialTrust(inv *invocation) (weida.Trust, error) {
-	if path, ok := inv.value(optCA); ok {
-		return weida.TrustAnchorFile(path)
-	}
-	return weida.TrustByAddress(), nil
-}
 
 // readPayload reads the whole payload, from FILE or else stdin, before any
 // connection is made (SURFACE.md §1.2): streaming huge payloads is the

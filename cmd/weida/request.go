@@ -11,16 +11,16 @@ import (
 // requestVerb sends one request and streams the reply to stdout.
 var requestVerb = &verb{
 	name:      "request",
-	synopsis:  "[--ca PATH] [--identity PATH] [--timeout DURATION] URL [FILE|-]",
+	synopsis:  "[--ca PATH] [--trust FILE] [--identity PATH] [--timeout DURATION] URL [FILE|-]",
 	summary:   "send FILE (or stdin) as one request and stream the reply to stdout",
-	options:   []option{optCA, optIdentity, optTimeout},
+	options:   []option{optCA, optTrust, optIdentity, optTimeout},
 	takesFile: true,
 	run:       runRequest,
 }
 
-// runRequest opens one Req/Rep exchange and writes the request while it waits for
-// the reply: an echo answers before the request ends, so writing first and
-// reading after would stall on flow control beyond the stream window.
+// runRequest sends the request, and sends it again to the leader a
+// cluster member names when it refuses NOT_LEADER: the member read none of
+// it, and the whole payload is in hand (docs/CLUSTER.md §5).
 func runRequest(ctx context.Context, rt *weida.Runtime, inv *invocation, con console) error {
 	payload, err := readPayload(inv, con)
 	if err != nil {
@@ -30,13 +30,34 @@ func runRequest(ctx context.Context, rt *weida.Runtime, inv *invocation, con con
 	if err != nil {
 		return err
 	}
-	requester := rt.Requester(trust, clientOpts...)
-	if err := requester.Connect(ctx, inv.url); err != nil {
-		return err
+	url := inv.url
+	for followed := 0; ; followed++ {
+		requester := rt.Requester(trust, clientOpts...)
+		n, err := requestAt(ctx, requester, url, payload, con)
+		if err == nil {
+			fmt.Fprintf(con.err, "reply bytes=%d\n", n)
+			return nil
+		}
+		leader, ok := leaderToFollow(err, trust)
+		if !ok || followed == weida.MaxRedirects {
+			return err
+		}
+		_ = requester.Close()
+		url = leader
+	}
+}
+
+// requestAt opens one Req/Rep exchange at url and writes the request while
+// it waits for the reply: an echo answers before the request ends, so
+// writing first and reading after would stall on flow control beyond the
+// stream window. It returns the reply's length.
+func requestAt(ctx context.Context, requester *weida.Requester, url string, payload []byte, con console) (int64, error) {
+	if err := requester.Connect(ctx, url); err != nil {
+		return 0, err
 	}
 	out, replies, err := requester.Open(ctx, payloadMeta(payload))
 	if err != nil {
-		return err
+		return 0, err
 	}
 
 	meter := newProgress(con, len(payload))
@@ -56,11 +77,7 @@ func runRequest(ctx context.Context, rt *weida.Runtime, inv *invocation, con con
 	stopWriting()
 	<-written
 	meter.end()
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(con.err, "reply bytes=%d\n", n)
-	return nil
+	return n, err
 }
 
 // receiveReply waits for the reply and streams it to stdout. stdout is

@@ -10,9 +10,9 @@ import (
 // sendVerb pushes one transfer and waits for its transport receipt.
 var sendVerb = &verb{
 	name:      "send",
-	synopsis:  "[--ca PATH] [--identity PATH] [--timeout DURATION] URL [FILE|-]",
+	synopsis:  "[--ca PATH] [--trust FILE] [--identity PATH] [--timeout DURATION] URL [FILE|-]",
 	summary:   "push FILE (or stdin) as one transfer and wait for the transport receipt",
-	options:   []option{optCA, optIdentity, optTimeout},
+	options:   []option{optCA, optTrust, optIdentity, optTimeout},
 	takesFile: true,
 	run:       runSend,
 }

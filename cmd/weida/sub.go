@@ -24,9 +24,9 @@ var (
 // subVerb subscribes to a publisher and writes the payloads to stdout.
 var subVerb = &verb{
 	name:     "sub",
-	synopsis: "[--ca PATH] [--identity PATH] [--timeout DURATION] [--filter F] [--count N] [--framing line|raw|nul|length] URL",
+	synopsis: "[--ca PATH] [--trust FILE] [--identity PATH] [--timeout DURATION] [--filter F] [--count N] [--framing line|raw|nul|length] URL",
 	summary:  "subscribe to a publisher and write each message's payload to stdout",
-	options:  []option{optCA, optIdentity, optTimeout, optFilter, optCount, optFraming},
+	options:  []option{optCA, optTrust, optIdentity, optTimeout, optFilter, optCount, optFraming},
 	check:    checkSubOptions,
 	run:      runSub,
 }

@@ -49,7 +49,8 @@ func writeUsage(w io.Writer) {
 	b.WriteString(`
 URLs:
   weida://sha256:HEX@HOST:PORT/PATH  QUIC; only the key it names may answer
-  weida://HOST:PORT/PATH             QUIC; --ca gives trust, checked for HOST
+  weida://HOST:PORT/PATH             QUIC; --ca gives trust, checked for HOST,
+                                     or --trust the keys that may answer
   weida+unix://SOCKET/PATH           a unix socket, its path percent-encoded
                                      (weida+unix://%2Ftmp%2Fs.sock/echo); the
                                      kernel proves the peer, so no key
