@@ -18,11 +18,19 @@ import (
 // by digest and a member that has it answers with the body, streamed), or
 // a push (the leader offers a body before it proposes its ADMIT).
 //
-//	get:     op u8 (0) | digest [32] | FIN
-//	answer:  status u8: 0 found | 1 unknown
+//	get:     op u8 (0) | digest [32] | index u64 little-endian | FIN
+//	answer:  status u8: 0 found | 1 unknown | 2 settled
 //	         found: length u64 little-endian | exactly length bytes | FIN
 //	push:    op u8 (1) | digest [32] | length u64 little-endian | exactly length bytes | FIN
 //	answer:  status u8: 0 stored (durable at the queue's durability) | 1 refused
+//
+// A get's index is the log index of the state that needs the body (0:
+// not known). "settled" says the answering member lacks the body because
+// it applied that index and more, and no live message of its state refers
+// to the body: every message with it that the asker's state can hold was
+// settled by a committed entry, which the asker will apply too. The asker
+// then needs no copy: a member that was away while a body came and went
+// replays its ADMIT, and the body is gone everywhere, rightly.
 //
 // A reader knows the length (from the ADMIT, or the push's header) and
 // reads no more than it. A body of another length, one that runs past it
@@ -32,10 +40,11 @@ import (
 const (
 	fetchOpGet         = 0
 	fetchOpPush        = 1
-	fetchRequestLen    = 1 + 32
+	fetchRequestLen    = 1 + 32 + 8
 	pushHeaderLen      = 1 + 32 + 8
 	fetchFound         = 0
 	fetchUnknown       = 1
+	fetchSettled       = 2
 	pushStored         = 0
 	pushRefused        = 1
 	fetchAnswerHeadLen = 1 + 8
@@ -57,16 +66,21 @@ var errFetchMalformed = errors.New("payload fetch: malformed")
 // errFetchUnknown is a member's answer that it does not hold the body.
 var errFetchUnknown = errors.New("payload fetch: the member does not hold the body")
 
+// errBodySettled is a member's answer that no state from the asked index
+// on needs the body: it was settled in a committed entry.
+var errBodySettled = errors.New("payload fetch: the body's messages are settled")
+
 // fetchRequest is a payload stream's request: a get, or a push's header.
 type fetchRequest struct {
 	push   bool
 	digest [32]byte
 	length uint64 // a push's
+	index  uint64 // a get's: the log index of the state that needs the body
 }
 
 func (r fetchRequest) encode() []byte {
 	if !r.push {
-		return append([]byte{fetchOpGet}, r.digest[:]...)
+		return binary.LittleEndian.AppendUint64(append([]byte{fetchOpGet}, r.digest[:]...), r.index)
 	}
 	return binary.LittleEndian.AppendUint64(append([]byte{fetchOpPush}, r.digest[:]...), r.length)
 }
@@ -96,6 +110,7 @@ func readFetchRequest(r io.Reader) (fetchRequest, error) {
 			}
 			return req, err
 		}
+		req.index = binary.LittleEndian.Uint64(buf[1+32:])
 		if n, err := r.Read(buf[:1]); n != 0 {
 			return malformed("bytes after a get")
 		} else if err != nil && !errors.Is(err, io.EOF) {
@@ -131,9 +146,12 @@ func readFetchAnswer(r io.Reader, d [32]byte, length uint64, w io.Writer) error 
 		return fmt.Errorf("payload fetch: reading the answer: %w", err)
 	}
 	switch head[0] {
-	case fetchUnknown:
+	case fetchUnknown, fetchSettled:
 		if n, _ := r.Read(head[:1]); n != 0 {
-			return fmt.Errorf("%w answer: bytes after 'unknown'", errFetchMalformed)
+			return fmt.Errorf("%w answer: bytes after status %d", errFetchMalformed, head[0])
+		}
+		if head[0] == fetchSettled {
+			return errBodySettled
 		}
 		return errFetchUnknown
 	case fetchFound:
@@ -198,7 +216,11 @@ func (g *Group) serveFetch(s *raftlayer.Stream) {
 	g.served.gets.Add(1)
 	rc, err := g.bodies.open(d)
 	if err != nil {
-		s.Write([]byte{fetchUnknown})
+		status := byte(fetchUnknown)
+		if g.FSM.settledPast(req.index, d) {
+			status = fetchSettled
+		}
+		s.Write([]byte{status})
 		return
 	}
 	defer rc.Close()
@@ -240,16 +262,17 @@ func (r idleDeadlineReader) Read(p []byte) (int, error) {
 	return r.s.Read(p)
 }
 
-// fetchOnce asks the member at addr for body d into the payload store,
-// committed (and so pinned) when it returns nil.
-func (g *Group) fetchOnce(addr string, d [32]byte, length uint64) error {
+// fetchOnce asks the member at addr for body d, needed by the state at
+// log index, into the payload store, committed (and so pinned) when it
+// returns nil.
+func (g *Group) fetchOnce(addr string, d [32]byte, length, index uint64) error {
 	s, err := g.port.DialFetch(addr, fetchRequestTimeout)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	defer g.closeOnStop(s)()
-	if _, err := s.Write(fetchRequest{digest: d}.encode()); err != nil {
+	if _, err := s.Write(fetchRequest{digest: d, index: index}.encode()); err != nil {
 		return fmt.Errorf("payload fetch: asking %s: %w", addr, err)
 	}
 	s.Stream.Close() // our half is done: the FIN ends the request
@@ -286,11 +309,12 @@ func (e *MissingBodyError) Error() string {
 	return fmt.Sprintf("corrupt store: replicated queue %s needs body %x (%d bytes) and no member holds it", e.Path, e.Digest, e.Length)
 }
 
-// fetchBody gets body d into the payload store from the leader, else any
-// other member, committed (and pinned) when it returns nil. When every
-// member answered that it lacks the body, the error is a
-// *MissingBodyError.
-func (g *Group) fetchBody(d [32]byte, length uint64) error {
+// fetchBody gets body d, needed by the state at log index, into the
+// payload store from the leader, else any other member, committed (and
+// pinned) when it returns nil. It is errBodySettled once a member answered
+// that no state from index on needs the body; a *MissingBodyError when
+// every member answered that it lacks it.
+func (g *Group) fetchBody(d [32]byte, length, index uint64) error {
 	self := g.node.self.Raft
 	var leader raft.ServerAddress
 	if r := g.started.Load(); r != nil {
@@ -308,9 +332,9 @@ func (g *Group) fetchBody(d [32]byte, length uint64) error {
 	unknown := 0
 	var last error
 	for _, addr := range order {
-		err := g.fetchOnce(addr, d, length)
-		if err == nil {
-			return nil
+		err := g.fetchOnce(addr, d, length, index)
+		if err == nil || errors.Is(err, errBodySettled) {
+			return err
 		}
 		if errors.Is(err, errFetchUnknown) {
 			unknown++

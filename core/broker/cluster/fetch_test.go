@@ -56,6 +56,8 @@ func TestFetchAnswers(t *testing.T) {
 		{"the body", fetchAnswer(fetchFound, n, body), nil},
 		{"unknown", []byte{fetchUnknown}, errFetchUnknown},
 		{"unknown and more", []byte{fetchUnknown, 0}, errFetchMalformed},
+		{"settled", []byte{fetchSettled}, errBodySettled},
+		{"settled and more", []byte{fetchSettled, 0}, errFetchMalformed},
 		{"another digest", fetchAnswer(fetchFound, n, other), errFetchMalformed},
 		{"another length", fetchAnswer(fetchFound, n+1, append(bytes.Clone(body), 'x')), errFetchMalformed},
 		{"runs past its length", fetchAnswer(fetchFound, n, append(bytes.Clone(body), 'x')), errFetchMalformed},
@@ -79,8 +81,19 @@ func TestFetchAnswers(t *testing.T) {
 
 func TestFetchRequests(t *testing.T) {
 	d := sha256.Sum256([]byte("x"))
-	get := fetchRequest{digest: d}
+	get := fetchRequest{digest: d, index: 0x0102030405060708}
 	push := fetchRequest{push: true, digest: d, length: MaxInlineBody + 1}
+	// The wire form: op, digest, then the index (a get) or the length (a
+	// push), both u64 little-endian.
+	golden := map[string][]byte{
+		"get":  append(append([]byte{fetchOpGet}, d[:]...), 8, 7, 6, 5, 4, 3, 2, 1),
+		"push": append(append([]byte{fetchOpPush}, d[:]...), 0x01, 0x10, 0, 0, 0, 0, 0, 0),
+	}
+	for name, req := range map[string]fetchRequest{"get": get, "push": push} {
+		if got := req.encode(); !bytes.Equal(got, golden[name]) {
+			t.Fatalf("%s encodes as % x, want % x", name, got, golden[name])
+		}
+	}
 	for _, want := range []fetchRequest{get, push} {
 		if got, err := readFetchRequest(bytes.NewReader(want.encode())); err != nil || got != want {
 			t.Fatalf("%+v read back as %+v, %v", want, got, err)
@@ -101,7 +114,7 @@ func TestFetchRequests(t *testing.T) {
 // bytes it read.
 func FuzzFetchRequest(f *testing.F) {
 	d := sha256.Sum256([]byte("x"))
-	f.Add(fetchRequest{digest: d}.encode())
+	f.Add(fetchRequest{digest: d, index: 42}.encode())
 	f.Add(fetchRequest{push: true, digest: d, length: 1 << 20}.encode())
 	f.Add([]byte{1, 2, 3})
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -121,6 +134,7 @@ func FuzzFetchAnswer(f *testing.F) {
 	body := []byte("the body a member asked for, short here")
 	f.Add(fetchAnswer(fetchFound, uint64(len(body)), body), uint64(len(body)))
 	f.Add([]byte{fetchUnknown}, uint64(10))
+	f.Add([]byte{fetchSettled}, uint64(10))
 	f.Add(fetchAnswer(fetchFound, 3, []byte("abcd")), uint64(3))
 	d := sha256.Sum256(body)
 	f.Fuzz(func(t *testing.T, answer []byte, length uint64) {
@@ -295,7 +309,7 @@ func TestMalformedFetchesCloseThePeersConnection(t *testing.T) {
 		"a garbled status":     {0xff, 0, 0},
 	} {
 		answer.Store(&a)
-		err := lg.fetchOnce(tc.file.Members[2].Raft, d, n)
+		err := lg.fetchOnce(tc.file.Members[2].Raft, d, n, 0)
 		if !errors.Is(err, errFetchMalformed) {
 			t.Fatalf("%s: fetch = %v, want malformed", name, err)
 		}
@@ -355,7 +369,7 @@ func TestMalformedFetchesCloseThePeersConnection(t *testing.T) {
 	}
 	lost := sha256.Sum256([]byte("nobody has this"))
 	var missing *MissingBodyError
-	if err := follower.Group("/jobs").fetchBody(lost, MaxInlineBody+1); !errors.As(err, &missing) || missing.Digest != lost ||
+	if err := follower.Group("/jobs").fetchBody(lost, MaxInlineBody+1, 0); !errors.As(err, &missing) || missing.Digest != lost ||
 		!strings.Contains(err.Error(), "corrupt store") {
 		t.Fatalf("fetching a body no member holds: %v", err)
 	}

@@ -47,7 +47,11 @@ type FSM struct {
 	live    map[uint64]*Message
 	refs    map[[32]byte]int // streamed bodies' references
 	applied uint64           // entries applied, malformed ones included
-	changed chan struct{}    // closed and replaced at each apply
+	// lastIndex is the log index of the latest entry applied (0 until one
+	// is; a snapshot restore leaves it behind the state, which only makes
+	// settledPast more cautious).
+	lastIndex uint64
+	changed   chan struct{} // closed and replaced at each apply
 	// bodies, when set, hears which streamed bodies ADMITs took up and
 	// SETTLEs freed, at apply, so the member's payload store follows.
 	bodies *Payloads
@@ -81,6 +85,7 @@ func (f *FSM) Apply(l *raft.Log) any {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	defer f.noteAppliedLocked()
+	f.lastIndex = max(f.lastIndex, l.Index)
 	if err != nil {
 		return fmt.Errorf("log index %d: %w", l.Index, err)
 	}
@@ -165,4 +170,14 @@ func (f *FSM) References(digest [32]byte) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.refs[digest]
+}
+
+// settledPast reports whether this state is past log index (not 0) and no
+// live message refers to streamed body d: every message with d admitted
+// up to index was settled by a committed entry, so no member's state from
+// index on needs d.
+func (f *FSM) settledPast(index uint64, d [32]byte) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return index != 0 && f.lastIndex >= index && f.refs[d] == 0
 }

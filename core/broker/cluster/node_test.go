@@ -26,6 +26,8 @@ type testCluster struct {
 	nodes []*Node
 	// faults is each member's network, faultless until a test says.
 	faults []*FaultPlan
+	// dirs is each member's data folder.
+	dirs []string
 }
 
 // startCluster runs n members in this process, each with its own data
@@ -58,7 +60,8 @@ func startCluster(t testing.TB, n int, paths ...string) *testCluster {
 	tc.file = file
 	for i := range n {
 		tc.faults = append(tc.faults, NewFaultPlan(uint64(i)))
-		node, err := StartNode(NodeConfig{File: file, Identity: tc.ids[i], DataDir: t.TempDir(), RaftConn: pcs[i], Faults: tc.faults[i]})
+		tc.dirs = append(tc.dirs, t.TempDir())
+		node, err := StartNode(NodeConfig{File: file, Identity: tc.ids[i], DataDir: tc.dirs[i], RaftConn: pcs[i], Faults: tc.faults[i]})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -199,11 +202,18 @@ func compactBehindSnapshot(t *testing.T, g *Group) {
 // folder.
 func (tc *testCluster) restartWiped(t *testing.T, i int, log io.Writer) *Node {
 	t.Helper()
+	return tc.restartOn(t, i, t.TempDir(), log)
+}
+
+// restartOn starts member i again with its key on data folder dir,
+// logging to log (nil: nowhere).
+func (tc *testCluster) restartOn(t *testing.T, i int, dir string, log io.Writer) *Node {
+	t.Helper()
 	pc, err := net.ListenPacket("udp", tc.file.Members[i].Raft)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := NodeConfig{File: tc.file, Identity: tc.ids[i], DataDir: t.TempDir(), RaftConn: pc}
+	cfg := NodeConfig{File: tc.file, Identity: tc.ids[i], DataDir: dir, RaftConn: pc}
 	if log != nil {
 		cfg.Log = slog.New(slog.NewTextHandler(log, nil))
 	}

@@ -40,13 +40,13 @@ type Payloads struct {
 	flushed bool
 
 	mu      sync.Mutex
-	pins    map[[32]byte]*pin   // Commits whose ADMIT is not stored yet
-	holds   map[uint64][32]byte // log index of a stored, unapplied ADMIT → its body
-	held    map[[32]byte]int    // holds per body
-	live    map[[32]byte]bool   // a live message refers to it (the FSM's references)
-	synced  map[[32]byte]bool   // file and directory entry known fsynced
-	missing map[[32]byte]uint64 // bodies the state needs and the store lacks → length
-	wake    chan struct{}       // the repair's: a body went missing
+	pins    map[[32]byte]*pin       // Commits whose ADMIT is not stored yet
+	holds   map[uint64][32]byte     // log index of a stored, unapplied ADMIT → its body
+	held    map[[32]byte]int        // holds per body
+	live    map[[32]byte]bool       // a live message refers to it (the FSM's references)
+	synced  map[[32]byte]bool       // file and directory entry known fsynced
+	missing map[[32]byte]wantedBody // bodies the state needs and the store lacks
+	wake    chan struct{}           // the repair's: a body went missing
 	// missingChanged is closed and replaced whenever missing changes.
 	missingChanged chan struct{}
 	// receiving: pushes being received, each closed when it ends.
@@ -64,7 +64,7 @@ func OpenPayloads(fsys store.FS, dir string, flushed bool) (*Payloads, error) {
 	}
 	p := &Payloads{fs: fsys, root: dir, tmp: filepath.Join(dir, "tmp"), flushed: flushed,
 		pins: map[[32]byte]*pin{}, holds: map[uint64][32]byte{}, held: map[[32]byte]int{}, live: map[[32]byte]bool{},
-		synced: map[[32]byte]bool{}, missing: map[[32]byte]uint64{}, wake: make(chan struct{}, 1),
+		synced: map[[32]byte]bool{}, missing: map[[32]byte]wantedBody{}, wake: make(chan struct{}, 1),
 		missingChanged: make(chan struct{}), receiving: map[[32]byte]chan struct{}{}}
 	if err := fsys.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("payload store %s: %w", dir, err)

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 
@@ -16,8 +17,10 @@ import (
 type bodyLogStore struct {
 	raft.LogStore
 	bodies *Payloads
-	// fetch brings a body into the payload store, committed, or fails.
-	fetch func(d [32]byte, length uint64) error
+	// fetch brings a body, needed by the state at a log index, into the
+	// payload store, committed; or says it is settled from that index on
+	// (errBodySettled); or fails.
+	fetch func(d [32]byte, length, index uint64) error
 	// stop ends a wait for a push being received.
 	stop <-chan struct{}
 }
@@ -26,7 +29,7 @@ type bodyLogStore struct {
 // already (stored by an earlier run, perhaps never applied). A body one of
 // them names and the store lacks is noted missing for the group's repair
 // to fetch.
-func newBodyLogStore(log raft.LogStore, bodies *Payloads, fetch func([32]byte, uint64) error, stop <-chan struct{}) (*bodyLogStore, error) {
+func newBodyLogStore(log raft.LogStore, bodies *Payloads, fetch func(d [32]byte, length, index uint64) error, stop <-chan struct{}) (*bodyLogStore, error) {
 	s := &bodyLogStore{LogStore: log, bodies: bodies, fetch: fetch, stop: stop}
 	first, err := log.FirstIndex()
 	if err != nil {
@@ -70,7 +73,9 @@ const maxParallelFetches = 8
 
 // StoreLogs makes every streamed body the entries name durable here, then
 // stores the entries. A body being pushed here is waited for; bodies it
-// still lacks are fetched in parallel. A body it
+// still lacks are fetched in parallel. A body another member says is
+// settled from its entry's index on is not needed: the entry is stored
+// without it (its SETTLE is committed and comes after it). A body it
 // cannot get fails the call: the leader sends the entries again, so
 // nothing is skipped. (The holds of a failed call stay until their
 // indexes are stored or cut: the same entries come again.)
@@ -80,14 +85,16 @@ func (s *bodyLogStore) StoreLogs(logs []*raft.Log) error {
 		digest [32]byte
 	}
 	var missing []lacking
-	want := map[[32]byte]uint64{}
+	want := map[[32]byte]wantedBody{}
 	for _, l := range logs {
 		d, length, ok := streamedAdmit(l)
 		switch {
 		case !ok:
 		case !s.bodies.hold(l.Index, d):
 			missing = append(missing, lacking{l.Index, d})
-			want[d] = length
+			// The latest ADMIT of d asks: settled past it, every one of
+			// them is.
+			want[d] = wantedBody{length: length, index: max(want[d].index, l.Index)}
 		default:
 			// Here already, but perhaps from before a crash that came
 			// before its fsync.
@@ -102,40 +109,47 @@ func (s *bodyLogStore) StoreLogs(logs []*raft.Log) error {
 			delete(want, d)
 		}
 	}
-	if err := s.fetchAll(want); err != nil {
+	settled, err := s.fetchAll(want)
+	if err != nil {
 		return err
 	}
 	for _, m := range missing {
-		if !s.bodies.hold(m.index, m.digest) {
+		if !settled[m.digest] && !s.bodies.hold(m.index, m.digest) {
 			return fmt.Errorf("log entry %d: body %x vanished once fetched", m.index, m.digest)
 		}
 	}
 	return s.LogStore.StoreLogs(logs)
 }
 
-// fetchAll fetches the bodies (digest → length), a few at a time, and
-// returns the first failure.
-func (s *bodyLogStore) fetchAll(want map[[32]byte]uint64) error {
+// wantedBody is a body StoreLogs lacks: its length, and the log index of
+// the latest entry naming it.
+type wantedBody struct{ length, index uint64 }
+
+// fetchAll fetches the bodies, a few at a time, and returns those found
+// settled and the first failure.
+func (s *bodyLogStore) fetchAll(want map[[32]byte]wantedBody) (settled map[[32]byte]bool, first error) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	var first error
+	settled = map[[32]byte]bool{}
 	slots := make(chan struct{}, maxParallelFetches)
-	for d, length := range want {
+	for d, w := range want {
 		slots <- struct{}{}
 		wg.Add(1)
 		go func() {
 			defer func() { <-slots; wg.Done() }()
-			if err := s.fetch(d, length); err != nil {
-				mu.Lock()
-				if first == nil {
-					first = err
-				}
-				mu.Unlock()
+			err := s.fetch(d, w.length, w.index)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case errors.Is(err, errBodySettled):
+				settled[d] = true
+			case err != nil && first == nil:
+				first = err
 			}
 		}()
 	}
 	wg.Wait()
-	return first
+	return settled, first
 }
 
 // DeleteRange cuts entries from the log, and their holds with them.

@@ -86,7 +86,7 @@ func (p *Payloads) holdStored(index uint64, d [32]byte, length uint64) {
 	defer p.mu.Unlock()
 	p.holds[index] = d
 	p.held[d]++
-	p.noteMissingLocked(d, length)
+	p.noteMissingLocked(d, length, index)
 }
 
 func (p *Payloads) unholdLocked(index uint64, d [32]byte) {

@@ -23,10 +23,10 @@ type memberLog struct {
 	index uint64
 }
 
-func newMemberLog(t *testing.T, p *Payloads, fetch func([32]byte, uint64) error) *memberLog {
+func newMemberLog(t *testing.T, p *Payloads, fetch func(d [32]byte, length, index uint64) error) *memberLog {
 	t.Helper()
 	if fetch == nil {
-		fetch = func(d [32]byte, _ uint64) error { return fmt.Errorf("no member to fetch %x from", d) }
+		fetch = func(d [32]byte, _, _ uint64) error { return fmt.Errorf("no member to fetch %x from", d) }
 	}
 	ls, err := newBodyLogStore(raft.NewInmemStore(), p, fetch, nil)
 	if err != nil {
@@ -128,7 +128,7 @@ func TestAnADMITIsStoredOnlyWithItsBody(t *testing.T) {
 	d := sha256.Sum256(body)
 	var fetches int
 	reachable := false
-	m := newMemberLog(t, p, func(want [32]byte, length uint64) error {
+	m := newMemberLog(t, p, func(want [32]byte, length, _ uint64) error {
 		fetches++
 		if want != d || length != uint64(len(body)) {
 			t.Errorf("fetch of %x (%d bytes), want %x (%d)", want, length, d, len(body))
@@ -189,7 +189,7 @@ func TestABatchFetchesEachBodyOnce(t *testing.T) {
 	}
 	var mu sync.Mutex
 	fetches := map[[32]byte]int{}
-	m := newMemberLog(t, p, func(d [32]byte, _ uint64) error {
+	m := newMemberLog(t, p, func(d [32]byte, _, _ uint64) error {
 		mu.Lock()
 		fetches[d]++
 		mu.Unlock()

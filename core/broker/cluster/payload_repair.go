@@ -1,9 +1,11 @@
 package cluster
 
 import (
+	"context"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"time"
 )
@@ -19,15 +21,17 @@ const (
 	repairBackoffMax = 5 * time.Second
 )
 
-// noteMissingLocked records that the state needs body d, unless the
-// store has it, and wakes the repair.
-func (p *Payloads) noteMissingLocked(d [32]byte, length uint64) {
+// noteMissingLocked records that the state at log index (0: not known)
+// needs body d, unless the store has it, and wakes the repair.
+func (p *Payloads) noteMissingLocked(d [32]byte, length, index uint64) {
 	if p.existsLocked(d) {
 		return
 	}
-	if _, had := p.missing[d]; !had {
-		p.missing[d] = length
+	if w, had := p.missing[d]; !had {
+		p.missing[d] = wantedBody{length: length, index: index}
 		p.noteMissingChangedLocked()
+	} else if index > w.index {
+		p.missing[d] = wantedBody{length: length, index: index}
 	}
 	select {
 	case p.wake <- struct{}{}:
@@ -55,10 +59,10 @@ func (p *Payloads) Missing() (int, <-chan struct{}) {
 	return len(p.missing), p.missingChanged
 }
 
-func (p *Payloads) missingNow() map[[32]byte]uint64 {
+func (p *Payloads) missingNow() map[[32]byte]wantedBody {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make(map[[32]byte]uint64, len(p.missing))
+	out := make(map[[32]byte]wantedBody, len(p.missing))
 	for d, n := range p.missing {
 		out[d] = n
 	}
@@ -89,8 +93,10 @@ func (p *Payloads) restored(live map[[32]byte]uint64) error {
 			p.dropIfUnusedLocked(d)
 		}
 	}
+	// The snapshot's index is not known here: the repair asks at the
+	// state's applied index, which is past it.
 	for d, length := range live {
-		p.noteMissingLocked(d, length)
+		p.noteMissingLocked(d, length, 0)
 	}
 	return nil
 }
@@ -146,41 +152,66 @@ func (g *Group) repairBodies() {
 	}
 }
 
-// repairOnce tries each missing body once; true when all were fetched.
+// repairOnce tries each missing body once; true when all were fetched or
+// found settled.
 func (g *Group) repairOnce() bool {
 	ok := true
-	for d, length := range g.bodies.missingNow() {
-		if err := g.fetchNoted(d, length); err != nil {
-			ok = false
-			continue
+	for d, w := range g.bodies.missingNow() {
+		// The state needs d at its applied index (hashicorp's, which may
+		// run ahead of the FSM: that asks for more, never less); a body
+		// noted at a later log entry is asked for at that entry.
+		index := w.index
+		if r := g.started.Load(); r != nil {
+			index = max(index, r.AppliedIndex())
 		}
-		g.bodies.fetched(d)
+		switch err := g.fetchNoted(d, w.length, index); {
+		case errors.Is(err, errBodySettled):
+			g.bodies.settledElsewhere(d)
+		case err != nil:
+			ok = false
+		default:
+			g.bodies.fetched(d)
+		}
 	}
 	return ok
 }
 
 // fetchNoted fetches body d as fetchBody does, and keeps the outcome for
-// MissingBodies: a body no member holds is logged, naming its digest,
-// until a fetch of it succeeds.
-func (g *Group) fetchNoted(d [32]byte, length uint64) error {
-	err := g.fetchBody(d, length)
+// MissingBodies: a body no member holds is logged at level ERROR, naming
+// its digest, until a fetch of it succeeds; a fetch that failed otherwise
+// (a member out of reach, a stream cut) is a warning, as it is retried.
+func (g *Group) fetchNoted(d [32]byte, length, index uint64) error {
+	err := g.fetchBody(d, length, index)
 	var lost *MissingBodyError
 	g.repairMu.Lock()
 	switch {
 	case errors.As(err, &lost):
 		g.lost = lost
-	case err == nil && g.lost != nil && g.lost.Digest == d:
+	case (err == nil || errors.Is(err, errBodySettled)) && g.lost != nil && g.lost.Digest == d:
 		g.lost = nil
 	}
 	g.repairMu.Unlock()
-	if err != nil {
-		// A leader out of reach fails every retry of the same entries.
-		if ok, held := g.fetchLogGate.Allow(); ok {
-			g.node.log.Error("cluster: a body this member lacks could not be fetched", "queue", g.Path,
-				"digest", hex.EncodeToString(d[:]), "err", err, "lines_held_back", held)
+	if err == nil || errors.Is(err, errBodySettled) {
+		return err
+	}
+	// A leader out of reach fails every retry of the same entries.
+	if ok, held := g.fetchLogGate.Allow(); ok {
+		level := slog.LevelWarn
+		if lost != nil {
+			level = slog.LevelError
 		}
+		g.node.log.Log(context.Background(), level, "cluster: a body this member lacks could not be fetched", "queue", g.Path,
+			"digest", hex.EncodeToString(d[:]), "err", err, "lines_held_back", held)
 	}
 	return err
+}
+
+// settledElsewhere ends the repair of d, which another member found
+// settled: the SETTLE this member is yet to apply frees it.
+func (p *Payloads) settledElsewhere(d [32]byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.forgetMissingLocked(d)
 }
 
 // fetched ends the repair of d: the fetch's pin is dropped (the live
