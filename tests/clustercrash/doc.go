@@ -17,8 +17,9 @@
 // command; build/cluster-chaos.sh runs 20), WEIDA_CLUSTER_SEED replays the
 // random choices, WEIDA_CLUSTER_IDLE (a duration such as 10m) runs the
 // idle check: no leader change while the cluster is idle that long, and
-// WEIDA_CLUSTER_LARGE=1 makes one body in 16 larger than 4 KiB (streamed
-// to the members' payload stores rather than inline in the log).
+// WEIDA_CLUSTER_LARGE=0 keeps every body inline in the log (by default one
+// body in 16 is larger than 4 KiB, streamed to the members' payload
+// stores).
 // README.md has the details and the figures.
 //
 // The package has no library code: it is tests only.

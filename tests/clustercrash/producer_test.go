@@ -19,9 +19,9 @@ const (
 	// maxBodyBits: bodies are 1 B to 4 KiB, log-uniform: inline in the
 	// ADMIT entry (docs/CLUSTER.md §2)...
 	maxBodyBits = 12
-	// ...except, with WEIDA_CLUSTER_LARGE=1, one in largeOneIn, 4 KiB to
-	// 64 KiB, which the leader streams to the members' payload stores
-	// before its ADMIT.
+	// ...except one in largeOneIn, 4 KiB to 64 KiB, which the leader
+	// streams to the members' payload stores before its ADMIT (unless
+	// WEIDA_CLUSTER_LARGE=0).
 	largeOneIn   = 16
 	maxLargeBody = 64 << 10
 	// sendTimeout bounds one exchange, a failover included.
@@ -54,7 +54,7 @@ type producer struct {
 	target atomic.Pointer[target]
 	moved  chan struct{} // closed and replaced when target changes
 	mu     sync.Mutex
-	large  bool // some bodies over 4 KiB (WEIDA_CLUSTER_LARGE)
+	large  bool // some bodies over 4 KiB (unless WEIDA_CLUSTER_LARGE=0)
 }
 
 // startProducer connects to the current leader and runs the senders
@@ -66,7 +66,7 @@ func startProducer(ctx context.Context, t *testing.T, site *clusterSite, seed ui
 		t.Fatal(err)
 	}
 	t.Cleanup(rt.Shutdown)
-	p := &producer{rt: rt, site: site, ledger: l, moved: make(chan struct{}), large: os.Getenv(largeEnv) == "1"}
+	p := &producer{rt: rt, site: site, ledger: l, moved: make(chan struct{}), large: os.Getenv(largeEnv) != "0"}
 	lead, ok := site.leaders.awaitNewer(0, electionTimeout)
 	if !ok {
 		t.Fatalf("no member named a leader within %v", electionTimeout)
