@@ -81,6 +81,8 @@ type Node struct {
 	conns  map[identity.Fingerprint]*quic.Conn // the verified connection Dial uses per member
 	live   map[*quic.Conn]struct{}             // every verified connection, for Close
 	wg     sync.WaitGroup
+	// refusals bounds the lines about members refused for their file.
+	refusals peerGates
 }
 
 // Listen opens the Raft port at addr (UDP "host:port").
@@ -200,8 +202,11 @@ func (n *Node) serveAccepted(c *quic.Conn) {
 		return
 	}
 	if theirs != n.cfg.Digest {
-		n.log.Error("raft port: refusing a member that read another cluster file", "member", peer.String(),
-			"their_digest", fmt.Sprintf("%x", theirs), "our_digest", fmt.Sprintf("%x", n.cfg.Digest))
+		if ok, held := n.refusals.allow(peer); ok {
+			n.log.Error("raft port: refusing a member that read another cluster file", "member", peer.String(),
+				"their_digest", fmt.Sprintf("%x", theirs), "our_digest", fmt.Sprintf("%x", n.cfg.Digest),
+				"lines_held_back", held)
+		}
 		<-waitOrTimeout(c.Context(), preambleTimeout) // let the dialler read ours and close
 		c.CloseWithError(closeFileDiffers, "cluster file differs")
 		return

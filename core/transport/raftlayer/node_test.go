@@ -209,18 +209,49 @@ func TestMembersThatReadDifferentFilesRefuseEachOther(t *testing.T) {
 	blog := newLogSink("another cluster file")
 	a, b := serve(t, tn[0], members, 7, nil), serve(t, tn[1], members, 8, blog)
 	group(t, b, 1)
-	_, err := group(t, a, 1).Dial(tn[1].addr, 5*time.Second)
-	if err == nil || !strings.Contains(err.Error(), "read another cluster file") ||
-		!strings.Contains(err.Error(), "digest 08") || !strings.Contains(err.Error(), "ours 07") {
-		t.Fatalf("dialling a member with another file: %v", err)
+	// A member with another file redials again and again: the refusing
+	// side says so once per interval, not once per dial.
+	const dials = 5
+	ag := group(t, a, 1)
+	for range dials {
+		_, err := ag.Dial(tn[1].addr, 5*time.Second)
+		if err == nil || !strings.Contains(err.Error(), "read another cluster file") ||
+			!strings.Contains(err.Error(), "digest 08") || !strings.Contains(err.Error(), "ours 07") {
+			t.Fatalf("dialling a member with another file: %v", err)
+		}
 	}
 	select {
 	case <-blog.seen:
 	case <-time.After(10 * time.Second):
 		t.Fatalf("the refused side logged nothing: %q", blog.String())
 	}
+	b.Close() // every refusal handled and logged (or held back)
 	if !strings.Contains(blog.String(), tn[0].id.Fingerprint().String()) {
 		t.Fatalf("the log does not name the member: %s", blog.String())
+	}
+	if n := strings.Count(blog.String(), "another cluster file"); n != 1 {
+		t.Fatalf("%d refusals logged %d lines within one interval, want 1:\n%s", dials, n, blog.String())
+	}
+}
+
+// Refusal lines are bounded per member: one member's redials neither
+// hide another's refusal nor pass more than one line per interval, and
+// the next line counts those held back.
+func TestRefusalLinesAreBoundedPerMember(t *testing.T) {
+	clock := time.Unix(1000, 0)
+	gates := peerGates{now: func() time.Time { return clock }}
+	a, b := identity.Fingerprint{1}, identity.Fingerprint{2}
+	for i := range 5 {
+		if ok, _ := gates.allow(a); ok != (i == 0) {
+			t.Fatalf("refusal %d of a: logged=%v", i+1, ok)
+		}
+	}
+	if ok, held := gates.allow(b); !ok || held != 0 {
+		t.Fatalf("b's first refusal: logged=%v held=%d, want true, 0", ok, held)
+	}
+	clock = clock.Add(refusalLogInterval)
+	if ok, held := gates.allow(a); !ok || held != 4 {
+		t.Fatalf("a's next interval: logged=%v held=%d, want true, 4", ok, held)
 	}
 }
 
