@@ -9,13 +9,10 @@ import (
 	"time"
 
 	weida "github.com/weida-go/weida/core"
+	"github.com/weida-go/weida/tests/internal/crashkit"
 )
 
 const (
-	// maxDelivery is the receive ceiling: above every body the producers send.
-	maxDelivery = 1 << 20
-	// unlimitedCredit is a standing grant the run never exhausts.
-	unlimitedCredit = 1 << 40
 	// drainTimeout bounds the wait for one message while draining.
 	drainTimeout = 20 * time.Second
 	// maxDrainFailures bounds consecutive failed receives while draining,
@@ -56,7 +53,7 @@ type settler struct {
 func startSettler(t *testing.T, url string, seed uint64, l *ledger) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	rt, err := weida.NewRuntime(clientConfig)
+	rt, err := weida.NewRuntime(crashkit.ClientConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +68,7 @@ func startSettler(t *testing.T, url string, seed uint64, l *ledger) (stop func()
 		}
 	}
 	// The grant is re-sent on every redial, to each new subscription.
-	if err := s.sub.Grant(ctx, unlimitedCredit); err != nil {
+	if err := s.sub.Grant(ctx, crashkit.UnlimitedCredit); err != nil {
 		t.Fatalf("the settler cannot grant credit: %v", err)
 	}
 	var done sync.WaitGroup
@@ -92,7 +89,7 @@ func startSettler(t *testing.T, url string, seed uint64, l *ledger) (stop func()
 
 func (s *settler) run(ctx context.Context) {
 	for {
-		body, meta, report, err := s.sub.RecvReporting(ctx, maxDelivery)
+		body, meta, report, err := s.sub.RecvReporting(ctx, crashkit.MaxDelivery)
 		if ctx.Err() != nil {
 			return
 		}
@@ -102,7 +99,7 @@ func (s *settler) run(ctx context.Context) {
 		}
 		topic, intact := s.ledger.received(body, meta)
 		if report == nil {
-			s.ledger.violate("the delivery of %s ordered no report", topic)
+			s.ledger.violations.Add("the delivery of %s ordered no report", topic)
 			continue
 		}
 		switch n := s.rng.IntN(8); {
@@ -135,7 +132,7 @@ func drain(t *testing.T, url string, l *ledger) int {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	rt, err := weida.NewRuntime(clientConfig)
+	rt, err := weida.NewRuntime(crashkit.ClientConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +152,7 @@ func drain(t *testing.T, url string, l *ledger) int {
 			t.Fatalf("the drain cannot grant credit: %v", err)
 		}
 		recvCtx, cancelRecv := context.WithTimeout(ctx, drainTimeout)
-		body, meta, report, err := sub.RecvReporting(recvCtx, maxDelivery)
+		body, meta, report, err := sub.RecvReporting(recvCtx, crashkit.MaxDelivery)
 		cancelRecv()
 		deliveries++ // a failed receive spent its credit too
 		if err != nil {

@@ -71,7 +71,7 @@ func crashAndRecover(t *testing.T, durability string, kills int, seed uint64) {
 		}
 		awaitCertified(t, l, l.certifiedCount()+1+rng.IntN(maxEpochCertificates))
 		killAfter(t, child, time.Duration(rng.Int64N(int64(maxKillDelay)+1)))
-		if v := l.violationsSoFar(); len(v) > 0 {
+		if v := l.violations.List(); len(v) > 0 {
 			t.Fatalf("after kill %d: %s", k, strings.Join(v[:min(len(v), 10)], "\n"))
 		}
 	}
@@ -98,7 +98,7 @@ func killAfter(t *testing.T, c *brokerChild, delay time.Duration) {
 	t.Helper()
 	timer := time.NewTimer(delay)
 	<-timer.C
-	c.kill(t)
+	c.Kill(t)
 	requireCleanStderr(t, c)
 }
 
@@ -111,7 +111,7 @@ func awaitCertified(t *testing.T, l *ledger, target int) {
 		select {
 		case <-l.progress:
 		case <-timeout.C:
-			v := l.violationsSoFar()
+			v := l.violations.List()
 			t.Fatalf("only %d of %d messages certified within %v: %s\n%s", l.certifiedCount(), target, progressTimeout,
 				l.figures(), strings.Join(v[:min(len(v), 10)], "\n"))
 		}
@@ -122,6 +122,6 @@ func awaitCertified(t *testing.T, l *ledger, target int) {
 func requireCleanStderr(t *testing.T, c *brokerChild) {
 	t.Helper()
 	if bad := c.unexpectedStderr(); len(bad) > 0 {
-		t.Fatalf("the broker wrote to stderr:\n%s", c.stderr.text())
+		t.Fatalf("the broker wrote to stderr:\n%s", c.Stderr.Text())
 	}
 }

@@ -4,10 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	weida "github.com/weida-go/weida/core"
+	"github.com/weida-go/weida/tests/internal/crashkit"
 )
 
 // The harness's own checks must be able to fail: these tests feed them
@@ -21,7 +21,7 @@ func TestTheStartCheckCatchesACorruptStore(t *testing.T) {
 	site := newBrokerSite(t, "flushed")
 	child := site.start(t)
 	site.awaitAddress(t, child)
-	rt, err := weida.NewRuntime(clientConfig)
+	rt, err := weida.NewRuntime(crashkit.ClientConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func TestTheStartCheckCatchesACorruptStore(t *testing.T) {
 	for _, topic := range []string{"first", "second"} {
 		publishStored(context.Background(), t, rt, site.address, topic, []byte("a body of "+topic))
 	}
-	child.kill(t)
+	child.Kill(t)
 
 	segments, err := filepath.Glob(filepath.Join(site.dir, "queue", "*", "*.seg"))
 	if err != nil || len(segments) != 1 {
@@ -42,13 +42,13 @@ func TestTheStartCheckCatchesACorruptStore(t *testing.T) {
 	if err := site.readAddress(again); err != nil {
 		t.Fatal(err)
 	}
-	if !again.stderr.await("corrupt store", startTimeout) {
-		t.Fatalf("the start on a corrupt store said nothing of it; stderr:\n%s", again.stderr.text())
+	if !again.Stderr.Await("corrupt store", startTimeout) {
+		t.Fatalf("the start on a corrupt store said nothing of it; stderr:\n%s", again.Stderr.Text())
 	}
 	if len(again.unexpectedStderr()) == 0 {
 		t.Fatal("the corrupt store's line counts as a clean start's")
 	}
-	again.kill(t)
+	again.Kill(t)
 }
 
 func corruptByte(t *testing.T, path string, offset int) {
@@ -117,13 +117,7 @@ func TestTheLedgerAuditFindsEveryKindOfLoss(t *testing.T) {
 					l.settled(d.topic)
 				}
 			}
-			problems := l.audit()
-			switch {
-			case tc.want == "" && len(problems) > 0:
-				t.Fatalf("audit found %q, want nothing", problems)
-			case tc.want != "" && (len(problems) == 0 || !strings.Contains(problems[0], tc.want)):
-				t.Fatalf("audit found %q, want a first problem containing %q", problems, tc.want)
-			}
+			crashkit.ExpectFirstProblem(t, l.audit(), tc.want)
 		})
 	}
 }

@@ -1,14 +1,12 @@
 package brokercrash
 
 import (
-	"crypto/sha256"
 	"errors"
 	"fmt"
-	"sort"
-	"strings"
 	"sync"
 
 	weida "github.com/weida-go/weida/core"
+	"github.com/weida-go/weida/tests/internal/crashkit"
 )
 
 // sentMessage is what the ledger knows of one message: the body's digest
@@ -18,9 +16,7 @@ import (
 // consumer held or gave back must still come back after any crash, so
 // "delivered at least once" is checked as settled at least once.
 type sentMessage struct {
-	digest    [32]byte
-	size      int
-	failedAs  string // the definite failure its send ended with, if any
+	crashkit.Sent
 	certified bool
 	delivered int
 	settled   int
@@ -33,12 +29,12 @@ type ledger struct {
 	mu         sync.Mutex
 	msgs       map[string]*sentMessage
 	certified  int
-	outcomes   map[string]int // how each send ended: "certified" or an error kind
-	deliveries int            // every delivery received, repeats included
-	repeats    int            // deliveries labelled delivery_attempt >= 2
-	cutShort   int            // receives that failed (a kill cut the delivery)
-	violations []string       // what a correct broker never does
-	progress   chan struct{}  // signalled on each certificate; capacity 1
+	outcomes   map[string]int      // how each send ended: "certified" or an error kind
+	deliveries int                 // every delivery received, repeats included
+	repeats    int                 // deliveries labelled delivery_attempt >= 2
+	cutShort   int                 // receives that failed (a kill cut the delivery)
+	violations crashkit.Violations // what a correct broker never does
+	progress   chan struct{}       // signalled on each certificate; capacity 1
 }
 
 func newLedger() *ledger {
@@ -49,8 +45,10 @@ func newLedger() *ledger {
 func (l *ledger) sent(topic string, body []byte) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.msgs[topic] = &sentMessage{digest: sha256.Sum256(body), size: len(body)}
+	l.msgs[topic] = &sentMessage{Sent: crashkit.SentBody(body)}
 }
+
+func (m *sentMessage) record() *crashkit.Sent { return &m.Sent }
 
 // certify records the broker's Stored certificate for topic.
 func (l *ledger) certify(topic string) {
@@ -79,31 +77,9 @@ func (l *ledger) failed(topic string, err error) {
 		outcome = "report ended without Stored"
 	}
 	l.outcomes[outcome]++
-	if neverArrived(err) {
-		l.msgs[topic].failedAs = outcome
+	if crashkit.NeverAdmitted(err) {
+		l.msgs[topic].FailedAs = outcome
 	}
-}
-
-// neverArrived: a send that failed with ConnectionLost never got its FIN
-// out (after the FIN a loss is Indeterminate) and one that failed with
-// Rejected was refused, so the broker cannot have admitted either.
-// Canceled is a definite failure too (SEMANTICS.md §6.3), but a cancel is
-// not a retraction (§2): a request whose FIN was out when the producers
-// were stopped may still have been admitted, and runs show such messages
-// delivered, so it is not counted here.
-func neverArrived(err error) bool {
-	switch weida.KindOf(err) {
-	case weida.KindConnectionLost, weida.KindRejected:
-		return true
-	}
-	return false
-}
-
-// violate records something a correct broker never does.
-func (l *ledger) violate(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.violations = append(l.violations, fmt.Sprintf(format, args...))
 }
 
 // receiveFailed counts a delivery the consumer could not receive whole.
@@ -111,13 +87,6 @@ func (l *ledger) receiveFailed() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.cutShort++
-}
-
-// violationsSoFar is every violation recorded until now.
-func (l *ledger) violationsSoFar() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]string(nil), l.violations...)
 }
 
 // certifiedCount is the number of distinct messages certified so far.
@@ -135,7 +104,7 @@ func (l *ledger) received(body []byte, meta weida.IncomingMeta) (topic string, i
 	topic, _ = meta.Topic()
 	attempt, labelled := meta.DeliveryAttempt()
 	if labelled && attempt < 2 {
-		l.violate("the delivery of %s is labelled attempt %d; a label starts at 2", topic, attempt)
+		l.violations.Add("the delivery of %s is labelled attempt %d; a label starts at 2", topic, attempt)
 	}
 	return topic, l.delivered(topic, body, attempt)
 }
@@ -150,18 +119,9 @@ func (l *ledger) delivered(topic string, body []byte, attempt uint64) bool {
 	if attempt >= 2 {
 		l.repeats++
 	}
-	m, ok := l.msgs[topic]
-	switch {
-	case !ok:
-		l.violations = append(l.violations, fmt.Sprintf("delivered a message nobody sent: topic %q, %d bytes", topic, len(body)))
-		return false
-	case m.failedAs != "":
-		l.violations = append(l.violations, fmt.Sprintf("message %s was delivered although its send failed with %s, a definite failure",
-			topic, m.failedAs))
-		return false
-	case len(body) != m.size || sha256.Sum256(body) != m.digest:
-		l.violations = append(l.violations, fmt.Sprintf("message %s delivered corrupt: %d bytes, sha256 %x; sent %d bytes, sha256 %x",
-			topic, len(body), sha256.Sum256(body), m.size, m.digest))
+	m, violation := crashkit.CheckDelivery(l.msgs, (*sentMessage).record, topic, body)
+	if violation != "" {
+		l.violations.Add("%s", violation)
 		return false
 	}
 	m.delivered++
@@ -181,20 +141,8 @@ func (l *ledger) settled(topic string) {
 func (l *ledger) audit() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	problems := append([]string(nil), l.violations...)
-	var lost []string
-	for topic, m := range l.msgs {
-		if m.certified && m.settled == 0 {
-			lost = append(lost, topic)
-		}
-	}
-	if len(lost) > 0 {
-		sort.Strings(lost)
-		shown := lost[:min(len(lost), 20)]
-		problems = append(problems, fmt.Sprintf("%d certified message(s) never delivered and settled, among them %s",
-			len(lost), strings.Join(shown, ", ")))
-	}
-	return problems
+	return crashkit.Audit(&l.violations, l.msgs, func(m *sentMessage) bool { return m.certified && m.settled == 0 },
+		"never delivered and settled")
 }
 
 // figures summarises the run for the log.
@@ -207,11 +155,6 @@ func (l *ledger) figures() string {
 			distinct++
 		}
 	}
-	kinds := make([]string, 0, len(l.outcomes))
-	for k, n := range l.outcomes {
-		kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
-	}
-	sort.Strings(kinds)
 	return fmt.Sprintf("%d sent, %d certified Stored, %d distinct settled (%d deliveries, %d labelled as repeats, %d cut short); send outcomes: %s",
-		len(l.msgs), l.certified, distinct, l.deliveries, l.repeats, l.cutShort, strings.Join(kinds, ", "))
+		len(l.msgs), l.certified, distinct, l.deliveries, l.repeats, l.cutShort, crashkit.Tally(l.outcomes))
 }

@@ -1,40 +1,19 @@
 package brokercrash
 
 import (
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
 	"testing"
-	"time"
+
+	"github.com/weida-go/weida/tests/internal/crashkit"
 )
 
 // weidaBinary is the weida CLI that TestMain built for this test binary.
 var weidaBinary string
 
-// TestMain builds the weida CLI once, into a directory removed afterwards,
-// so every test runs the same real binary as a child process.
+// TestMain builds the weida CLI once, so every test runs the same real
+// binary as a child process.
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "weida-brokercrash-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "cannot make a directory for the weida binary:", err)
-		os.Exit(1)
-	}
-	weidaBinary = filepath.Join(dir, "weida")
-	args := []string{"build", "-o", weidaBinary}
-	if os.Getenv(raceEnv) != "" {
-		args = append(args, "-race")
-	}
-	build := exec.Command("go", append(args, "github.com/weida-go/weida/cmd/weida")...)
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build of the weida binary failed: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	crashkit.Main(m, "brokercrash", os.Getenv(raceEnv) != "", &weidaBinary)
 }
 
 // The run's size and seed come from the environment so the heavy run and a
@@ -54,7 +33,7 @@ const (
 // crashKills is the number of kills this run makes.
 func crashKills(t *testing.T) int {
 	t.Helper()
-	return envInt(t, killsEnv, defaultKills)
+	return crashkit.EnvInt(t, killsEnv, defaultKills)
 }
 
 // crashSeed is the seed of every random choice: WEIDA_CRASH_SEED, or the
@@ -62,18 +41,5 @@ func crashKills(t *testing.T) int {
 // are random, the process scheduling is not replayable).
 func crashSeed(t *testing.T) uint64 {
 	t.Helper()
-	return uint64(envInt(t, seedEnv, int(time.Now().UnixNano()&0x7fffffffffff)))
-}
-
-func envInt(t *testing.T, name string, fallback int) int {
-	t.Helper()
-	s := os.Getenv(name)
-	if s == "" {
-		return fallback
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 {
-		t.Fatalf("%s=%q: want a positive integer", name, s)
-	}
-	return n
+	return crashkit.Seed(t, seedEnv)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	weida "github.com/weida-go/weida/core"
+	"github.com/weida-go/weida/tests/internal/crashkit"
 )
 
 const (
@@ -45,16 +46,6 @@ func sharedBodies(seed uint64) [][]byte {
 	return bodies
 }
 
-// clientConfig notices a killed broker within a second and redials
-// quickly. A SIGKILLed broker sends no CONNECTION_CLOSE and its successor
-// on the same port does not reset the old connections (no stateless reset
-// key survives the restart), so only the idle timeout (the lower of the
-// two sides' values) ends them: 1 s here, kept alive every 250 ms.
-var clientConfig = weida.Config{
-	Limits:    weida.Limits{IdleTimeout: time.Second, KeepAlive: 250 * time.Millisecond},
-	Reconnect: weida.ReconnectPolicy{Initial: 10 * time.Millisecond, Max: 100 * time.Millisecond},
-}
-
 // producer publishes distinct messages to the queue until stopped, by
 // exchange (certified by the confirm's key 8) or one-way (certified by
 // the Stored cursor it ordered).
@@ -74,7 +65,7 @@ type producer struct {
 // stopped.
 func startProducers(ctx context.Context, t *testing.T, url string, n int, seed uint64, l *ledger) (wait func()) {
 	t.Helper()
-	rt, err := weida.NewRuntime(clientConfig)
+	rt, err := weida.NewRuntime(crashkit.ClientConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +137,7 @@ func (p *producer) exchange(ctx context.Context, topic string, body []byte) erro
 	}
 	level, ok := meta.Achieved()
 	if !ok || level != weida.Stored {
-		p.ledger.violate("exchange %s to a stored queue confirmed at level %d (present %v), want Stored (3)", topic, level, ok)
+		p.ledger.violations.Add("exchange %s to a stored queue confirmed at level %d (present %v), want Stored (3)", topic, level, ok)
 		return nil
 	}
 	p.ledger.certify(topic)
@@ -178,7 +169,7 @@ func (p *producer) sendOneWay(ctx context.Context, topic string, body []byte) er
 	for {
 		if offset, ok := cursors.Offset(weida.Stored); ok {
 			if offset != uint64(len(body)) {
-				p.ledger.violate("one-way %s: Stored reported at offset %d of a %d-byte body (O-10: only at its length)", topic, offset, len(body))
+				p.ledger.violations.Add("one-way %s: Stored reported at offset %d of a %d-byte body (O-10: only at its length)", topic, offset, len(body))
 				return nil
 			}
 			p.ledger.certify(topic)

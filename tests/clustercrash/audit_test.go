@@ -1,11 +1,11 @@
 package clustercrash
 
 import (
-	"strings"
 	"testing"
 	"time"
 
 	weida "github.com/weida-go/weida/core"
+	"github.com/weida-go/weida/tests/internal/crashkit"
 )
 
 // TestTheLedgerAuditFindsEveryKindOfLoss feeds the verdict what a broken
@@ -54,13 +54,7 @@ func TestTheLedgerAuditFindsEveryKindOfLoss(t *testing.T) {
 			for _, d := range tc.deliveries {
 				l.delivered(d.topic, []byte(d.body), d.attempt)
 			}
-			problems := l.audit()
-			switch {
-			case tc.want == "" && len(problems) > 0:
-				t.Fatalf("audit found %q, want nothing", problems)
-			case tc.want != "" && (len(problems) == 0 || !strings.Contains(problems[0], tc.want)):
-				t.Fatalf("audit found %q, want a first problem containing %q", problems, tc.want)
-			}
+			crashkit.ExpectFirstProblem(t, l.audit(), tc.want)
 		})
 	}
 }

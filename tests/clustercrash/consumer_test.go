@@ -7,13 +7,7 @@ import (
 	"time"
 
 	weida "github.com/weida-go/weida/core"
-)
-
-const (
-	// maxDelivery is the receive ceiling: above every body sent.
-	maxDelivery = 1 << 20
-	// unlimitedCredit is a standing grant the run never exhausts.
-	unlimitedCredit = 1 << 40
+	"github.com/weida-go/weida/tests/internal/crashkit"
 )
 
 // consumer takes every delivery from the current leader and settles it
@@ -31,7 +25,7 @@ type consumer struct {
 // the consumer to end).
 func startConsumer(t *testing.T, site *clusterSite, l *ledger) (stop func()) {
 	t.Helper()
-	rt, err := weida.NewRuntime(clientConfig)
+	rt, err := weida.NewRuntime(crashkit.ClientConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,11 +79,11 @@ func (c *consumer) run(ctx context.Context) {
 func (c *consumer) subscribe(ctx context.Context, m *memberSite) {
 	sub := c.rt.Subscriber(weida.TrustByAddress())
 	defer sub.Close()
-	if sub.Connect(ctx, m.url()) != nil || sub.Subscribe(ctx, "") != nil || sub.Grant(ctx, unlimitedCredit) != nil {
+	if sub.Connect(ctx, m.url()) != nil || sub.Subscribe(ctx, "") != nil || sub.Grant(ctx, crashkit.UnlimitedCredit) != nil {
 		return
 	}
 	for {
-		body, meta, report, err := sub.RecvReporting(ctx, maxDelivery)
+		body, meta, report, err := sub.RecvReporting(ctx, crashkit.MaxDelivery)
 		if ctx.Err() != nil {
 			return
 		}
@@ -102,11 +96,11 @@ func (c *consumer) subscribe(ctx context.Context, m *memberSite) {
 		if !labelled {
 			attempt = 1
 		} else if attempt < 2 {
-			c.ledger.violate("the delivery of %s is labelled attempt %d; a label starts at 2", topic, attempt)
+			c.ledger.violations.Add("the delivery of %s is labelled attempt %d; a label starts at 2", topic, attempt)
 		}
 		c.ledger.delivered(topic, body, attempt)
 		if report == nil {
-			c.ledger.violate("the delivery of %s ordered no report", topic)
+			c.ledger.violations.Add("the delivery of %s ordered no report", topic)
 			continue
 		}
 		_ = report.Report(weida.Processed, uint64(len(body))) // a lost settlement comes back as a redelivery

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/weida-go/weida/tests/internal/crashkit"
 )
 
 const (
@@ -26,7 +28,7 @@ const (
 // and delivery_attempt never went backwards. WEIDA_CLUSTER_KILLS=20 is
 // the heavy run (build/cluster-chaos.sh).
 func TestKilledLeaderLosesNothingCertified(t *testing.T) {
-	kills, seed := envInt(t, killsEnv, defaultKills), runSeed(t)
+	kills, seed := crashkit.EnvInt(t, killsEnv, defaultKills), runSeed(t)
 	t.Logf("seed %d (%s=%d replays the choices), %d kills", seed, seedEnv, seed, kills)
 	rng := rand.New(rand.NewPCG(seed, 0))
 	began := time.Now()
@@ -47,7 +49,7 @@ func TestKilledLeaderLosesNothingCertified(t *testing.T) {
 		lead, _ := site.leaders.leader()
 		victim := site.byKey(lead.key)
 		killedAt := time.Now()
-		victim.child.kill(t)
+		victim.child.Kill(t)
 		requireHealthy(t, victim.child)
 		failovers = append(failovers, awaitFailover(t, l, lead.term, killedAt))
 		t.Logf("kill %d: member %d, leader of term %d, at %s; the next leader's first confirm %v later",
@@ -56,7 +58,7 @@ func TestKilledLeaderLosesNothingCertified(t *testing.T) {
 		if err := victim.child.awaitAddress(victim.url()); err != nil {
 			t.Fatalf("after kill %d: %v", k, err)
 		}
-		if v := l.violationsSoFar(); len(v) > 0 {
+		if v := l.violations.List(); len(v) > 0 {
 			t.Fatalf("after kill %d: %s", k, strings.Join(v[:min(len(v), 10)], "\n"))
 		}
 	}
@@ -110,7 +112,7 @@ func awaitLedger(t *testing.T, l *ledger, done func() bool, what string) {
 		case <-l.progress:
 			timeout.Reset(progressTimeout)
 		case <-timeout.C:
-			v := l.violationsSoFar()
+			v := l.violations.List()
 			t.Fatalf("waiting for %s, nothing moved for %v: %s\n%s", what, progressTimeout, l.figures(),
 				strings.Join(v[:min(len(v), 10)], "\n"))
 		}
@@ -126,14 +128,14 @@ func stopMembers(t *testing.T, site *clusterSite) {
 	before := make([]int, len(site.members))
 	for i, m := range site.members {
 		requireHealthy(t, m.child)
-		before[i] = len(m.child.stderr.lines())
+		before[i] = len(m.child.Stderr.Lines())
 	}
 	for _, m := range site.members {
 		m.child.stop(t)
 	}
 	for i, m := range site.members {
 		if bad := m.child.badStderr(); len(bad) > 0 {
-			t.Logf("member %d logged while the members stopped:\n%s", i+1, strings.Join(m.child.stderr.lines()[before[i]:], "\n"))
+			t.Logf("member %d logged while the members stopped:\n%s", i+1, strings.Join(m.child.Stderr.Lines()[before[i]:], "\n"))
 		}
 	}
 }
@@ -142,7 +144,7 @@ func stopMembers(t *testing.T, site *clusterSite) {
 func requireHealthy(t *testing.T, c *memberChild) {
 	t.Helper()
 	if bad := c.badStderr(); len(bad) > 0 {
-		t.Fatalf("a member wrote:\n%s\nits stderr:\n%s", strings.Join(bad, "\n"), c.stderr.text())
+		t.Fatalf("a member wrote:\n%s\nits stderr:\n%s", strings.Join(bad, "\n"), c.Stderr.Text())
 	}
 }
 

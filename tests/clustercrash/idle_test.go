@@ -28,8 +28,8 @@ func TestIdleClusterKeepsItsLeader(t *testing.T) {
 	// Every member must see that leader before the window opens: a
 	// split vote at the very start is not idleness.
 	for _, m := range site.members {
-		if !m.child.stderr.await("leader="+lead.key, electionTimeout) {
-			t.Fatalf("member %d did not see the leader within %v; stderr:\n%s", m.index+1, electionTimeout, m.child.stderr.text())
+		if !m.child.Stderr.Await("leader="+lead.key, electionTimeout) {
+			t.Fatalf("member %d did not see the leader within %v; stderr:\n%s", m.index+1, electionTimeout, m.child.Stderr.Text())
 		}
 	}
 	// The window is what is measured, not a synchronisation: any leader
@@ -42,7 +42,7 @@ func TestIdleClusterKeepsItsLeader(t *testing.T) {
 	case <-changed:
 		now, _ := site.leaders.leader()
 		for _, m := range site.members {
-			t.Logf("member %d (%s):\n%s", m.index+1, m.key, m.child.stderr.text())
+			t.Logf("member %d (%s):\n%s", m.index+1, m.key, m.child.Stderr.Text())
 		}
 		t.Fatalf("the leader changed after %v idle: %s (term %d) became %s (term %d)",
 			time.Since(opened).Round(time.Second), lead.key, lead.term, now.key, now.term)

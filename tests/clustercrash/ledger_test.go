@@ -1,24 +1,21 @@
 package clustercrash
 
 import (
-	"crypto/sha256"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	weida "github.com/weida-go/weida/core"
+	"github.com/weida-go/weida/tests/internal/crashkit"
 )
 
 // sentMessage is what the ledger knows of one message: its body's digest
 // and length (the body itself is not kept), whether the cluster certified
 // it, the definite failure its send ended with, and the deliveries seen.
 type sentMessage struct {
-	digest      [32]byte
-	size        int
-	failedAs    string
+	crashkit.Sent
 	certified   bool
 	delivered   int
 	maxAttempt  uint64
@@ -39,8 +36,8 @@ type ledger struct {
 	repeats     int // deliveries labelled delivery_attempt >= 2
 	undelivered int // certified messages not yet delivered
 	cutShort    int
-	violations  []string
-	progress    chan struct{} // signalled on each certificate and delivery; capacity 1
+	violations  crashkit.Violations // what a correct cluster never does
+	progress    chan struct{}       // signalled on each certificate and delivery; capacity 1
 }
 
 func newLedger() *ledger {
@@ -59,8 +56,10 @@ func (l *ledger) signal() {
 func (l *ledger) sent(topic string, body []byte) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.msgs[topic] = &sentMessage{digest: sha256.Sum256(body), size: len(body)}
+	l.msgs[topic] = &sentMessage{Sent: crashkit.SentBody(body)}
 }
+
+func (m *sentMessage) record() *crashkit.Sent { return &m.Sent }
 
 // certify records a confirm at level from the leader of term.
 func (l *ledger) certify(topic string, level, term uint64) {
@@ -88,29 +87,9 @@ func (l *ledger) failed(topic string, err error) {
 	defer l.mu.Unlock()
 	outcome := weida.KindOf(err).String()
 	l.outcomes[outcome]++
-	if neverAdmitted(err) {
-		l.msgs[topic].failedAs = outcome
+	if crashkit.NeverAdmitted(err) {
+		l.msgs[topic].FailedAs = outcome
 	}
-}
-
-// neverAdmitted: a send that failed with ConnectionLost never got its FIN
-// out (after the FIN a loss is Indeterminate), and one the broker refused
-// (Rejected: no quorum; a member that does not lead the queue) was not
-// admitted. Canceled is not counted: the producers are stopped by
-// cancelling, and a cancel is not a retraction.
-func neverAdmitted(err error) bool {
-	switch weida.KindOf(err) {
-	case weida.KindConnectionLost, weida.KindRejected:
-		return true
-	}
-	return false
-}
-
-// violate records something a correct cluster never does.
-func (l *ledger) violate(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.violations = append(l.violations, fmt.Sprintf(format, args...))
 }
 
 func (l *ledger) receiveFailed() {
@@ -132,19 +111,14 @@ func (l *ledger) delivered(topic string, body []byte, attempt uint64) {
 	if attempt >= 2 {
 		l.repeats++
 	}
-	m, ok := l.msgs[topic]
+	m, violation := crashkit.CheckDelivery(l.msgs, (*sentMessage).record, topic, body)
+	if violation != "" {
+		l.violations.Add("%s", violation)
+		return
+	}
 	switch {
-	case !ok:
-		l.violations = append(l.violations, fmt.Sprintf("delivered a message nobody sent: topic %q, %d bytes", topic, len(body)))
-		return
-	case m.failedAs != "":
-		l.violations = append(l.violations, fmt.Sprintf("message %s was delivered although its send failed with %s: it was never admitted", topic, m.failedAs))
-		return
-	case len(body) != m.size || sha256.Sum256(body) != m.digest:
-		l.violations = append(l.violations, fmt.Sprintf("message %s delivered corrupt: %d bytes, sent %d", topic, len(body), m.size))
-		return
 	case attempt < m.maxAttempt:
-		l.violations = append(l.violations, fmt.Sprintf("message %s delivered as attempt %d after attempt %d: delivery_attempt went backwards", topic, attempt, m.maxAttempt))
+		l.violations.Add("message %s delivered as attempt %d after attempt %d: delivery_attempt went backwards", topic, attempt, m.maxAttempt)
 	case attempt == m.maxAttempt:
 		m.sameAttempt++
 	}
@@ -160,12 +134,6 @@ func (l *ledger) counts() (certified, undelivered int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.certified, l.undelivered
-}
-
-func (l *ledger) violationsSoFar() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return slices.Clone(l.violations)
 }
 
 // firstCertAfter is the earliest first certificate of a term above term.
@@ -186,19 +154,8 @@ func (l *ledger) firstCertAfter(term uint64) (time.Time, bool) {
 func (l *ledger) audit() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	problems := slices.Clone(l.violations)
-	var lost []string
-	for topic, m := range l.msgs {
-		if m.certified && m.delivered == 0 {
-			lost = append(lost, topic)
-		}
-	}
-	if len(lost) > 0 {
-		sort.Strings(lost)
-		problems = append(problems, fmt.Sprintf("%d certified message(s) never delivered, among them %s",
-			len(lost), strings.Join(lost[:min(len(lost), 20)], ", ")))
-	}
-	return problems
+	return crashkit.Audit(&l.violations, l.msgs, func(m *sentMessage) bool { return m.certified && m.delivered == 0 },
+		"never delivered")
 }
 
 // figures summarises the run for the log.
@@ -212,17 +169,13 @@ func (l *ledger) figures() string {
 		}
 		same += m.sameAttempt
 	}
-	var levels, failures []string
+	var levels []string
 	for level, n := range l.levels {
 		levels = append(levels, fmt.Sprintf("level %d: %d", level, n))
 	}
-	for kind, n := range l.outcomes {
-		failures = append(failures, fmt.Sprintf("%s %d", kind, n))
-	}
 	sort.Strings(levels)
-	sort.Strings(failures)
 	return fmt.Sprintf("%d sent, %d certified (%s), %d distinct delivered (%d deliveries, %d labelled repeats, "+
 		"%d with the attempt of the one before, %d cut short); failed sends: %s",
 		len(l.msgs), l.certified, strings.Join(levels, ", "), distinct, l.deliveries, l.repeats, same, l.cutShort,
-		strings.Join(failures, ", "))
+		crashkit.Tally(l.outcomes))
 }

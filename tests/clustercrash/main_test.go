@@ -1,13 +1,10 @@
 package clustercrash
 
 import (
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
 	"testing"
-	"time"
+
+	"github.com/weida-go/weida/tests/internal/crashkit"
 )
 
 // weidaBinary is the weida CLI that TestMain built for this test binary.
@@ -16,21 +13,7 @@ var weidaBinary string
 // TestMain builds the weida CLI once, so every member runs the same real
 // binary as a child process.
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "weida-clustercrash-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "cannot make a directory for the weida binary:", err)
-		os.Exit(1)
-	}
-	weidaBinary = filepath.Join(dir, "weida")
-	build := exec.Command("go", "build", "-o", weidaBinary, "github.com/weida-go/weida/cmd/weida")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build of the weida binary failed: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	crashkit.Main(m, "clustercrash", false, &weidaBinary)
 }
 
 // The run's size, seed and idle window come from the environment, so the
@@ -46,23 +29,10 @@ const (
 	defaultKills  = 3
 )
 
-func envInt(t *testing.T, name string, fallback int) int {
-	t.Helper()
-	s := os.Getenv(name)
-	if s == "" {
-		return fallback
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 {
-		t.Fatalf("%s=%q: want a positive integer", name, s)
-	}
-	return n
-}
-
 // runSeed is WEIDA_CLUSTER_SEED, or the clock; the test logs it.
 func runSeed(t *testing.T) uint64 {
 	t.Helper()
-	return uint64(envInt(t, seedEnv, int(time.Now().UnixNano()&0x7fffffffffff)))
+	return crashkit.Seed(t, seedEnv)
 }
 
 // queueDurability is WEIDA_CLUSTER_DURABILITY, flushed by default.

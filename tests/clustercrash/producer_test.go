@@ -11,6 +11,7 @@ import (
 	"time"
 
 	weida "github.com/weida-go/weida/core"
+	"github.com/weida-go/weida/tests/internal/crashkit"
 )
 
 const (
@@ -30,14 +31,6 @@ const (
 	// refused at once (a member that no longer leads) does not spin.
 	retryPace = 50 * time.Millisecond
 )
-
-// clientConfig notices a killed member within a second: a SIGKILLed
-// process sends no CONNECTION_CLOSE, so only the idle timeout (the lower
-// of the two sides') ends its connections.
-var clientConfig = weida.Config{
-	Limits:    weida.Limits{IdleTimeout: time.Second, KeepAlive: 250 * time.Millisecond},
-	Reconnect: weida.ReconnectPolicy{Initial: 10 * time.Millisecond, Max: 100 * time.Millisecond},
-}
 
 // target is the requester connected to one leader, and that leader's term.
 type target struct {
@@ -61,7 +54,7 @@ type producer struct {
 // until ctx ends; the returned wait returns once they all stopped.
 func startProducer(ctx context.Context, t *testing.T, site *clusterSite, seed uint64, l *ledger) (wait func()) {
 	t.Helper()
-	rt, err := weida.NewRuntime(clientConfig)
+	rt, err := weida.NewRuntime(crashkit.ClientConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +165,7 @@ func (p *producer) exchange(ctx context.Context, tg *target, topic string, body 
 	}
 	level, ok := meta.Achieved()
 	if !ok || level < weida.Accepted || level > weida.Replicated {
-		p.ledger.violate("the exchange %s was confirmed at level %d (present %v): not Accepted, Stored or Replicated", topic, level, ok)
+		p.ledger.violations.Add("the exchange %s was confirmed at level %d (present %v): not Accepted, Stored or Replicated", topic, level, ok)
 		return nil
 	}
 	p.ledger.certify(topic, level, tg.term)

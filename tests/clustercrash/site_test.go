@@ -2,16 +2,15 @@ package clustercrash
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	weida "github.com/weida-go/weida/core"
+	"github.com/weida-go/weida/tests/internal/crashkit"
 )
 
 // Bounds that turn a hang into a failure; nothing waits on them to sync.
@@ -80,7 +79,7 @@ func (s *clusterSite) writeFile(t *testing.T) {
 	t.Helper()
 	var entries []string
 	for _, m := range s.members {
-		m.clientPort, m.raft = freeUDPPort(t), freeUDPPort(t)
+		m.clientPort, m.raft = crashkit.FreeUDPPort(t), crashkit.FreeUDPPort(t)
 		entries = append(entries, fmt.Sprintf(`{"url": "weida://%s@127.0.0.1:%d", "raft": "127.0.0.1:%d"}`, m.key, m.clientPort, m.raft))
 	}
 	text := fmt.Sprintf("{\"members\": [\n  %s],\n \"queues\": [{\"path\": %q, \"durability\": %q}]}\n",
@@ -88,17 +87,6 @@ func (s *clusterSite) writeFile(t *testing.T) {
 	if err := os.WriteFile(s.file, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// freeUDPPort is a loopback UDP port nobody held a moment ago.
-func freeUDPPort(t *testing.T) int {
-	t.Helper()
-	c, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	return c.LocalAddr().(*net.UDPAddr).Port
 }
 
 // url is member m's dialling address of the queue.
@@ -136,7 +124,7 @@ func (s *clusterSite) startAll(t *testing.T) {
 		}
 		collided := strings.Contains(err.Error(), "address already in use")
 		for _, m := range s.members {
-			m.child.discard()
+			m.child.Discard()
 			m.child = nil
 		}
 		if !collided || attempt == portAttempts {
@@ -151,83 +139,32 @@ func (s *clusterSite) startAll(t *testing.T) {
 func (s *clusterSite) start(t *testing.T, m *memberSite) {
 	t.Helper()
 	bind := fmt.Sprintf("weida://127.0.0.1:%d%s", m.clientPort, queuePath)
-	c := &memberChild{
-		cmd: exec.Command(weidaBinary, "broker", bind, "--cluster", s.file,
-			"--identity", m.identity, "--data", m.data),
-		stdout: newLineSink(nil), stderr: newLineSink(s.leaders.observe), exited: make(chan struct{}),
-	}
-	c.cmd.Stdout, c.cmd.Stderr = c.stdout, c.stderr
-	if err := c.cmd.Start(); err != nil {
+	c, err := crashkit.Start(t, "a member", exec.Command(weidaBinary, "broker", bind, "--cluster", s.file,
+		"--identity", m.identity, "--data", m.data), s.leaders.observe)
+	if err != nil {
 		t.Fatalf("cannot start member %d: %v", m.index+1, err)
 	}
-	go func() {
-		_ = c.cmd.Wait() // its status is read from ProcessState
-		close(c.exited)
-	}()
-	t.Cleanup(func() {
-		_ = c.cmd.Process.Kill()
-		<-c.exited
-	})
-	m.child = c
+	m.child = &memberChild{c}
 }
 
 // memberChild is one run of `weida broker --cluster`.
-type memberChild struct {
-	cmd    *exec.Cmd
-	stdout *lineSink
-	stderr *lineSink
-	exited chan struct{} // closed once the process was reaped
-}
+type memberChild struct{ *crashkit.Child }
 
 // awaitAddress waits for the address line, which must be want: the same
 // key and port on every start.
 func (c *memberChild) awaitAddress(want string) error {
-	timeout := time.NewTimer(startTimeout)
-	defer timeout.Stop()
-	select {
-	case line := <-c.stdout.first:
-		if line != want {
-			return fmt.Errorf("a member printed %q, want %q", line, want)
-		}
-		return nil
-	case <-c.exited:
-		return fmt.Errorf("a member exited before printing its address (%s); stderr:\n%s", c.cmd.ProcessState, c.stderr.text())
-	case <-timeout.C:
-		return fmt.Errorf("a member printed no address within %v; stderr:\n%s", startTimeout, c.stderr.text())
+	line, err := c.AwaitFirstLine(startTimeout)
+	if err == nil && line != want {
+		err = fmt.Errorf("a member printed %q, want %q", line, want)
 	}
-}
-
-// kill sends SIGKILL and requires that the signal is what ended the child.
-func (c *memberChild) kill(t *testing.T) {
-	t.Helper()
-	_ = c.cmd.Process.Signal(syscall.SIGKILL) // an error: gone already, the status says how
-	<-c.exited
-	if st := c.cmd.ProcessState; st.Exited() {
-		t.Fatalf("a member exited on its own (%s) before SIGKILL reached it; stderr:\n%s", st, c.stderr.text())
-	}
-}
-
-// discard ends the child however it stands (it may have exited already).
-func (c *memberChild) discard() {
-	_ = c.cmd.Process.Kill()
-	<-c.exited
+	return err
 }
 
 // stop sends SIGTERM, the CLI's orderly end, and requires exit 0.
 func (c *memberChild) stop(t *testing.T) {
 	t.Helper()
-	if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatalf("cannot signal a member: %v", err)
-	}
-	timeout := time.NewTimer(stopTimeout)
-	defer timeout.Stop()
-	select {
-	case <-c.exited:
-	case <-timeout.C:
-		t.Fatalf("a member did not stop within %v of SIGTERM; stderr:\n%s", stopTimeout, c.stderr.text())
-	}
-	if code := c.cmd.ProcessState.ExitCode(); code != 0 {
-		t.Errorf("a member exited %d after SIGTERM; stderr:\n%s", code, c.stderr.text())
+	if code := c.Stop(t, stopTimeout); code != 0 {
+		t.Errorf("a member exited %d after SIGTERM; stderr:\n%s", code, c.Stderr.Text())
 	}
 }
 
@@ -235,7 +172,7 @@ func (c *memberChild) stop(t *testing.T) {
 // level ERROR, a panic, a race report.
 func (c *memberChild) badStderr() []string {
 	var bad []string
-	for _, line := range c.stderr.lines() {
+	for _, line := range c.Stderr.Lines() {
 		if strings.Contains(line, "level=ERROR") || strings.HasPrefix(line, "panic:") ||
 			strings.Contains(line, "DATA RACE") || strings.HasPrefix(line, "fatal error:") {
 			bad = append(bad, line)

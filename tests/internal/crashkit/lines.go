@@ -1,4 +1,4 @@
-package clustercrash
+package crashkit
 
 import (
 	"bytes"
@@ -7,10 +7,10 @@ import (
 	"time"
 )
 
-// lineSink collects a child's output as lines, hands the first one out on
+// LineSink collects a child's output as lines, hands the first one out on
 // a channel (the address a test waits for instead of sleeping) and passes
 // every line to onLine as it arrives.
-type lineSink struct {
+type LineSink struct {
 	mu      sync.Mutex
 	partial []byte
 	all     []string
@@ -19,12 +19,16 @@ type lineSink struct {
 	onLine  func(string)
 }
 
-func newLineSink(onLine func(string)) *lineSink {
-	return &lineSink{first: make(chan string, 1), added: make(chan struct{}), onLine: onLine}
+// NewLineSink returns an empty sink; onLine may be nil.
+func NewLineSink(onLine func(string)) *LineSink {
+	return &LineSink{first: make(chan string, 1), added: make(chan struct{}), onLine: onLine}
 }
 
+// First delivers the first complete line, once.
+func (s *LineSink) First() <-chan string { return s.first }
+
 // Write splits p into lines; exec's copying goroutine calls it.
-func (s *lineSink) Write(p []byte) (int, error) {
+func (s *LineSink) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	s.partial = append(s.partial, p...)
 	var lines []string
@@ -52,8 +56,8 @@ func (s *lineSink) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// await waits up to d for a line containing want.
-func (s *lineSink) await(want string, d time.Duration) bool {
+// Await waits up to d for a line containing want.
+func (s *LineSink) Await(want string, d time.Duration) bool {
 	deadline := time.NewTimer(d)
 	defer deadline.Stop()
 	for {
@@ -74,8 +78,8 @@ func (s *lineSink) await(want string, d time.Duration) bool {
 	}
 }
 
-// lines is every complete line so far, and the unterminated tail if any.
-func (s *lineSink) lines() []string {
+// Lines is every complete line so far, and the unterminated tail if any.
+func (s *LineSink) Lines() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := append([]string(nil), s.all...)
@@ -85,4 +89,5 @@ func (s *lineSink) lines() []string {
 	return out
 }
 
-func (s *lineSink) text() string { return strings.Join(s.lines(), "\n") }
+// Text is Lines joined, for a failure message.
+func (s *LineSink) Text() string { return strings.Join(s.Lines(), "\n") }
