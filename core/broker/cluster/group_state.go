@@ -4,11 +4,14 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"time"
 
 	"github.com/hashicorp/raft"
+
+	"github.com/weida-go/weida/core/transport/raftlayer"
 )
 
 // What a replicated queue's loop needs of its group beyond Propose: to
@@ -95,6 +98,34 @@ func (f *FSM) LiveMessages() []Message {
 }
 
 // TransferLeadership hands g's leadership to another member and waits for
-// the handover (hashicorp/raft's LeadershipTransfer). A member about to
-// retire calls it, so its queues move before it stops serving them.
-func (g *Group) TransferLeadership() error { return g.raft.LeadershipTransfer().Error() }
+// the handover. A member about to retire calls it, so its queues move
+// before it stops serving them. Each other member is tried in turn but
+// those known to have stopped in order; one that cannot take it is passed
+// over. When none took it and every one was stopping or had stopped (the
+// cluster stopping member by member), there is nobody to hand it to: that
+// is no failure, it is logged at Debug and the result is nil, and this
+// node keeps the leadership for its drain. On a node that does not lead g
+// there is nothing to hand over: nil.
+func (g *Group) TransferLeadership() error {
+	var last error
+	for _, m := range g.node.file.Members {
+		if m.Raft == g.node.self.Raft || g.node.port.Stopped(m.Key) {
+			continue
+		}
+		err := g.raft.LeadershipTransferToServer(serverID(m.Key), raft.ServerAddress(m.Raft)).Error()
+		if err == nil || !g.IsLeader() {
+			// Handed over (perhaps its answer lost), or not this node's
+			// to hand over any more.
+			return nil
+		}
+		if !raftlayer.PeerShutDown(err) && !g.node.port.Stopped(m.Key) {
+			last = err
+		}
+		g.node.log.Debug("cluster: a member could not take the leadership", "queue", g.Path, "to", m.Key.String(), "err", err)
+	}
+	if last != nil {
+		return fmt.Errorf("replicated queue %s: no member took the leadership: %w", g.Path, last)
+	}
+	g.node.log.Debug("cluster: every other member is stopping: this node keeps the leadership", "queue", g.Path)
+	return nil
+}

@@ -83,6 +83,9 @@ type Node struct {
 	wg     sync.WaitGroup
 	// refusals bounds the lines about members refused for their file.
 	refusals peerGates
+	// stopped: members whose latest connection they closed in order, and
+	// that have not connected since.
+	stopped map[identity.Fingerprint]bool
 }
 
 // Listen opens the Raft port at addr (UDP "host:port").
@@ -127,7 +130,8 @@ func Serve(pc net.PacketConn, cfg Config) (*Node, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	n := &Node{cfg: cfg, transport: tr, listener: ln, quicConf: qc, log: log, ctx: ctx, cancel: cancel,
-		groups: make(map[GroupID]*Group), conns: make(map[identity.Fingerprint]*quic.Conn), live: make(map[*quic.Conn]struct{})}
+		groups: make(map[GroupID]*Group), conns: make(map[identity.Fingerprint]*quic.Conn), live: make(map[*quic.Conn]struct{}),
+		stopped: make(map[identity.Fingerprint]bool)}
 	n.wg.Add(1)
 	go n.acceptConns()
 	return n, nil
@@ -144,7 +148,7 @@ func (n *Node) Close() error {
 	// Two members dialling each other at once leave two connections, of
 	// which conns names one: close every one.
 	for c := range n.live {
-		c.CloseWithError(closeShutdown, "node shutting down")
+		c.CloseWithError(closeShutdown, shutdownReason)
 	}
 	for _, g := range n.groups {
 		g.shut()
@@ -222,10 +226,11 @@ func (n *Node) adopt(peer identity.Fingerprint, c *quic.Conn, serve bool) bool {
 	n.mu.Lock()
 	if n.ctx.Err() != nil {
 		n.mu.Unlock()
-		c.CloseWithError(closeShutdown, "node shutting down")
+		c.CloseWithError(closeShutdown, shutdownReason)
 		return false
 	}
 	n.conns[peer] = c
+	delete(n.stopped, peer)
 	n.live[c] = struct{}{}
 	// Added under mu, after the check: Close cancels before it takes mu,
 	// so its Wait never runs while a goroutine is being added.
@@ -244,6 +249,9 @@ func (n *Node) adopt(peer identity.Fingerprint, c *quic.Conn, serve bool) bool {
 		n.mu.Lock()
 		if n.conns[peer] == c {
 			delete(n.conns, peer)
+			if PeerShutDown(context.Cause(c.Context())) {
+				n.stopped[peer] = true
+			}
 		}
 		delete(n.live, c)
 		n.mu.Unlock()
