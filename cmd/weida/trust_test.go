@@ -99,18 +99,28 @@ func TestTrustFileRefusals(t *testing.T) {
 	}
 }
 
-// TestTrustFileVouchesForAKeylessURL: send and request to single servers
-// whose URL names no key succeed when the trust file lists the server's
-// key, and fail Untrusted when it lists only another.
+// TestTrustFileVouchesForAKeylessURL: send, request and sub to single
+// servers whose URL names no key succeed when the trust file lists the
+// server's key, and fail Untrusted when it lists only another.
 func TestTrustFileVouchesForAKeylessURL(t *testing.T) {
 	t.Parallel()
 	echo := startServe(t, "--echo", "weida://127.0.0.1:0/echo")
 	sink := startServe(t, "--sink", "weida://127.0.0.1:0/sink")
-	keys := writeFile(t, "servers.keys", []byte("# the two servers\n"+
-		fingerprintOf(t, echo.addr)+"\n"+fingerprintOf(t, sink.addr)+" # the sink\n"))
+	pub := startServeFed(t, "--pub", "weida://127.0.0.1:0/feed")
+	keys := writeFile(t, "servers.keys", []byte("# the three servers\n"+fingerprintOf(t, echo.addr)+"\n"+
+		fingerprintOf(t, sink.addr)+" # the sink\n"+fingerprintOf(t, pub.addr)+"\n"))
 	other := writeFile(t, "other.keys", []byte("sha256:"+strings.Repeat("0", 64)+"\n"))
 	keylessEcho := "weida://" + addrHostPort(t, echo.addr) + "/echo"
 	keylessSink := "weida://" + addrHostPort(t, sink.addr) + "/sink"
+	keylessPub := "weida://" + addrHostPort(t, pub.addr) + "/feed"
+
+	sub := startWeida(t, false, "sub", "--trust", keys, "--count", "1", keylessPub)
+	sub.expectLine(t, `subscribed filter=""`)
+	pub.awaitSubscription(t, "t.probe probe")
+	if code, stdout, stderr := sub.wait(t); code != exitOK || string(stdout) != "probe\n" {
+		t.Fatalf("sub exited %d with stdout %q; stderr:\n%s", code, stdout, stderr)
+	}
+	expectOutcome(t, runWeida(t, nil, "sub", "--trust", other, "--count", "1", keylessPub), exitUntrusted, "is not among the 1 pinned keys")
 
 	r := runWeida(t, []byte("ping"), "request", "--trust", keys, keylessEcho)
 	expectOutcome(t, r, exitOK, "reply bytes=4")
