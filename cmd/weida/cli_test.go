@@ -257,6 +257,10 @@ func TestCertOutServesCAClients(t *testing.T) {
 	if string(r.stdout) != "hello over an anchor" {
 		t.Errorf("reply %q", r.stdout)
 	}
+	// With --trust as well both vouch: a file naming another key leaves
+	// the anchor to.
+	other := writeFile(t, "other.keys", []byte("sha256:"+strings.Repeat("0", 64)+"\n"))
+	expectOutcome(t, runWeida(t, []byte("both"), "request", "--trust", other, "--ca", certPath, plain), exitOK, "reply bytes=4\n")
 	if _, _, stderr := echo.stop(t); !strings.Contains(stderr, "wrote the certificate to "+certPath+"\n") {
 		t.Errorf("serve's stderr does not report the certificate:\n%s", stderr)
 	}

@@ -14,7 +14,7 @@ var (
 	optTrust = option{name: "--trust", value: "FILE",
 		help: "trust the keys listed in FILE, one fingerprint a line (a cluster's members, " +
 			"as broker --trust-out writes them): a URL without a key may then name any member, " +
-			"and a redirect to another member is followed"}
+			"and request follows a member's redirect to the leader"}
 )
 
 // dialTrust is the trust a dialling verb verifies the server under: the
