@@ -40,6 +40,7 @@ func (q *queue) admitTransfer(t *weida.IncomingTransfer) {
 		return
 	}
 	m.producer = q.producers.start(q, t)
+	defer m.producer.admissionEnded()
 	switch v := q.conclude(m, err); v.outcome {
 	case admissionRefused:
 		m.producer.finish()
@@ -95,6 +96,7 @@ func (q *queue) admitExchange(ex *weida.IncomingExchange) {
 		return
 	}
 	m.producer = q.producers.start(q, req)
+	defer m.producer.admissionEnded()
 	switch v := q.conclude(m, err); v.outcome {
 	case admissionRefused:
 		m.producer.finish()

@@ -27,6 +27,12 @@ type producerReport struct {
 	conn     weida.PortConn // the producer's connection (zero in tests that fake the reporter)
 	relayed  []uint64       // ordered levels only a consumer can answer, ascending
 	once     sync.Once
+	// The report ends once it was asked to (finish) and its admission is
+	// over (admissionEnded): a delivery may settle, and ask, before the
+	// admission goroutine certified, and the certificate must not be lost.
+	mu            sync.Mutex
+	finishAsked   bool
+	admissionOver bool
 }
 
 // reporter is the producer's side of a report: *weida.Reporter.
@@ -113,10 +119,33 @@ func (p *producerReport) relay(snap map[uint64]uint64, m *message) {
 	}
 }
 
-// finish ends the producer's report, once.
+// finish ends the producer's report, once, as soon as its admission is
+// over (at once when it is).
 func (p *producerReport) finish() {
 	if p == nil {
 		return
 	}
-	p.once.Do(func() { _ = p.reporter.Finish() })
+	p.mu.Lock()
+	p.finishAsked = true
+	over := p.admissionOver
+	p.mu.Unlock()
+	if over {
+		p.once.Do(func() { _ = p.reporter.Finish() })
+	}
+}
+
+// admissionEnded says the admission that started the report is done with
+// it (certified, refused or given no verdict): a finish asked meanwhile
+// happens now.
+func (p *producerReport) admissionEnded() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.admissionOver = true
+	asked := p.finishAsked
+	p.mu.Unlock()
+	if asked {
+		p.once.Do(func() { _ = p.reporter.Finish() })
+	}
 }

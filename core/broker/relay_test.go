@@ -209,7 +209,13 @@ func TestRelayRules(t *testing.T) {
 			if !reflect.DeepEqual(f.reported, c.relayed) {
 				t.Fatalf("relayed %v, want %v", f.reported, c.relayed)
 			}
+			// Asked to finish while its admission still runs, the report
+			// waits for it (the certificate comes first), then ends once.
 			p.finish()
+			if f.finished != 0 {
+				t.Fatal("the report ended before its admission did")
+			}
+			p.admissionEnded()
 			p.finish()
 			if f.finished != 1 {
 				t.Fatalf("finished %d times, want once", f.finished)
@@ -222,6 +228,7 @@ func TestRelayRules(t *testing.T) {
 	}
 	none.relay(snap, &message{bodyLen: 8})
 	none.finish()
+	none.admissionEnded()
 }
 
 func TestARelayedRecordIsTheConsumersOwnOffset(t *testing.T) {
