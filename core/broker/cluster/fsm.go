@@ -47,9 +47,8 @@ type FSM struct {
 	live    map[uint64]*Message
 	refs    map[[32]byte]int // streamed bodies' references
 	applied uint64           // entries applied, malformed ones included
-	// lastIndex is the log index of the latest entry applied (0 until one
-	// is; a snapshot restore leaves it behind the state, which only makes
-	// settledPast more cautious).
+	// lastIndex is the log index of the latest entry applied since the
+	// latest restore (0 until one is: a snapshot's index is not known here).
 	lastIndex uint64
 	changed   chan struct{} // closed and replaced at each apply
 	// bodies, when set, hears which streamed bodies ADMITs took up and
@@ -180,4 +179,12 @@ func (f *FSM) settledPast(index uint64, d [32]byte) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return index != 0 && f.lastIndex >= index && f.refs[d] == 0
+}
+
+// appliedIndex is the log index of the latest entry applied since the
+// latest restore; 0 when none was.
+func (f *FSM) appliedIndex() uint64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.lastIndex
 }

@@ -157,13 +157,12 @@ func (g *Group) repairBodies() {
 func (g *Group) repairOnce() bool {
 	ok := true
 	for d, w := range g.bodies.missingNow() {
-		// The state needs d at its applied index (hashicorp's, which may
-		// run ahead of the FSM: that asks for more, never less); a body
-		// noted at a later log entry is asked for at that entry.
-		index := w.index
-		if r := g.started.Load(); r != nil {
-			index = max(index, r.AppliedIndex())
-		}
+		// The state needs d at the index it has applied (d would no
+		// longer be missing if a SETTLE there had freed it), or at the
+		// later log entry that named it. A body a snapshot brought is
+		// asked for with no index (0: never answered settled) until an
+		// entry is applied after the restore.
+		index := max(w.index, g.FSM.appliedIndex())
 		switch err := g.fetchNoted(d, w.length, index); {
 		case errors.Is(err, errBodySettled):
 			g.bodies.settledElsewhere(d)

@@ -151,6 +151,7 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.nextSeq, f.live, f.refs = next.nextSeq, next.live, next.refs
+	f.lastIndex = 0 // the snapshot's is not known: settledPast waits for an apply
 	f.noteAppliedLocked()
 	if f.bodies == nil {
 		return nil
