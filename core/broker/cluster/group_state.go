@@ -99,20 +99,28 @@ func (f *FSM) LiveMessages() []Message {
 
 // TransferLeadership hands g's leadership to another member and waits for
 // the handover. A member about to retire calls it, so its queues move
-// before it stops serving them. Each other member is tried in turn but
-// those known to have stopped in order; one that cannot take it is passed
-// over. When none took it and every one was stopping or had stopped (the
-// cluster stopping member by member), there is nobody to hand it to: that
-// is no failure, it is logged at Debug and the result is nil, and this
-// node keeps the leadership for its drain. On a node that does not lead g
-// there is nothing to hand over: nil.
+// before it stops serving them. Each other member is tried in turn, those
+// this node is connected to first, but none known to have stopped in
+// order; one that cannot take it is passed over. When none took it and
+// every one was stopping or had stopped (the cluster stopping member by
+// member), there is nobody to hand it to: that is no failure, it is logged
+// at Debug and the result is nil, and this node keeps the leadership for
+// its drain. On a node that does not lead g there is nothing to hand
+// over: nil.
 func (g *Group) TransferLeadership() error {
-	var last error
+	var connected, others []Member
 	for _, m := range g.node.file.Members {
-		if m.Raft == g.node.self.Raft || g.node.port.Stopped(m.Key) {
-			continue
+		switch {
+		case m.Raft == g.node.self.Raft || g.node.port.Stopped(m.Key):
+		case g.node.port.Connected(m.Key):
+			connected = append(connected, m)
+		default:
+			others = append(others, m)
 		}
-		err := g.raft.LeadershipTransferToServer(serverID(m.Key), raft.ServerAddress(m.Raft)).Error()
+	}
+	var last error
+	for _, m := range append(connected, others...) {
+		err := g.transferTo(m)
 		if err == nil || !g.IsLeader() {
 			// Handed over (perhaps its answer lost), or not this node's
 			// to hand over any more.
@@ -128,4 +136,27 @@ func (g *Group) TransferLeadership() error {
 	}
 	g.node.log.Debug("cluster: every other member is stopping: this node keeps the leadership", "queue", g.Path)
 	return nil
+}
+
+// transferTo hands g's leadership to m. hashicorp/raft refuses a transfer
+// while an earlier one's RPC is still out (a member out of reach holds it
+// up to rpcTimeout after the transfer itself timed out): that is waited
+// out, backing off, for as long.
+func (g *Group) transferTo(m Member) error {
+	backoff := 20 * time.Millisecond
+	deadline := time.Now().Add(rpcTimeout)
+	for {
+		err := g.raft.LeadershipTransferToServer(serverID(m.Key), raft.ServerAddress(m.Raft)).Error()
+		if !errors.Is(err, raft.ErrLeadershipTransferInProgress) || time.Now().After(deadline) {
+			return err
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-g.node.stop:
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+		backoff = min(2*backoff, time.Second)
+	}
 }

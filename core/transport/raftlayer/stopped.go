@@ -33,3 +33,12 @@ func (n *Node) Stopped(key identity.Fingerprint) bool {
 	defer n.mu.Unlock()
 	return n.stopped[key]
 }
+
+// Connected reports whether this node holds a live connection to the
+// member with key now.
+func (n *Node) Connected(key identity.Fingerprint) bool {
+	n.mu.Lock()
+	c := n.conns[key]
+	n.mu.Unlock()
+	return c != nil && c.Context().Err() == nil
+}
