@@ -2,6 +2,7 @@ package broker
 
 import (
 	"context"
+	"log/slog"
 	"time"
 )
 
@@ -45,7 +46,8 @@ type retireState struct {
 func (q *queue) retire(deadline time.Time) Retired {
 	if q.repl != nil && q.repl.g.IsLeader() {
 		if err := q.repl.g.TransferLeadership(); err != nil {
-			q.onError(err) // the drain below still runs, on this node
+			// Not a failure of the queue: the drain below runs on this node.
+			q.log.emit(slog.LevelWarn, "weida broker: could not hand the leadership on before retiring", slog.String("error", err.Error()))
 		}
 	}
 	q.refusing.Store(true)
