@@ -79,7 +79,7 @@ func startReplicated(t *testing.T, n int, durability string, paths ...string) *t
 	}
 	tc.file = file
 	for i, m := range tc.members {
-		cfg := Config{DataDir: t.TempDir(), Cluster: &ClusterConfig{File: file, Identity: m.id, RaftConn: pcs[i]}}
+		cfg := Config{DataDir: t.TempDir(), Cluster: &ClusterConfig{File: file, Identity: m.id, RaftConn: pcs[i], Raft: cluster.PatientRaftConfig()}}
 		if got := RuntimeConfig(weida.Config{}, cfg).Offer; got != m.rt.Offered() {
 			t.Fatalf("RuntimeConfig offers %v, the test's runtime %v", got, m.rt.Offered())
 		}

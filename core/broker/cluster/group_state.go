@@ -160,3 +160,16 @@ func (g *Group) transferTo(m Member) error {
 		backoff = min(2*backoff, time.Second)
 	}
 }
+
+// PatientRaftConfig is hashicorp/raft's defaults with timings twice as
+// patient, for clusters that run in one process under the race detector
+// on a loaded machine: there a leader starved of CPU for half a second
+// (the default lease) steps down mid-test although nothing failed.
+func PatientRaftConfig() *raft.Config {
+	c := raft.DefaultConfig()
+	c.HeartbeatTimeout = 2 * time.Second
+	c.ElectionTimeout = 2 * time.Second
+	c.LeaderLeaseTimeout = time.Second
+	c.MaxAppendEntries = defaultMaxAppendEntries
+	return c
+}

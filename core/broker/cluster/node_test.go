@@ -61,7 +61,7 @@ func startCluster(t testing.TB, n int, paths ...string) *testCluster {
 	for i := range n {
 		tc.faults = append(tc.faults, NewFaultPlan(uint64(i)))
 		tc.dirs = append(tc.dirs, t.TempDir())
-		node, err := StartNode(NodeConfig{File: file, Identity: tc.ids[i], DataDir: tc.dirs[i], RaftConn: pcs[i], Faults: tc.faults[i]})
+		node, err := StartNode(NodeConfig{File: file, Identity: tc.ids[i], DataDir: tc.dirs[i], RaftConn: pcs[i], Faults: tc.faults[i], Raft: PatientRaftConfig()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,7 +213,7 @@ func (tc *testCluster) restartOn(t *testing.T, i int, dir string, log io.Writer)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := NodeConfig{File: tc.file, Identity: tc.ids[i], DataDir: dir, RaftConn: pc}
+	cfg := NodeConfig{File: tc.file, Identity: tc.ids[i], DataDir: dir, RaftConn: pc, Raft: PatientRaftConfig()}
 	if log != nil {
 		cfg.Log = slog.New(slog.NewTextHandler(log, nil))
 	}
