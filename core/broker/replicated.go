@@ -9,7 +9,6 @@ import (
 
 	weida "github.com/weida-go/weida/core"
 	"github.com/weida-go/weida/core/broker/cluster"
-	"github.com/weida-go/weida/core/errs"
 )
 
 // raftKeeper keeps a replicated queue's messages in its Raft group
@@ -166,9 +165,3 @@ func notLeader(err error) (*cluster.NotLeaderError, bool) {
 // indeterminate reports whether err leaves an admission's fate to the
 // next leader.
 func indeterminate(err error) bool { return errors.Is(err, cluster.ErrIndeterminate) }
-
-// errNotServing is a replicated queue's refusal while this node leads it
-// but has not yet applied what earlier terms committed.
-func errNotServing(path string) error {
-	return errs.New(errs.KindRejected, "the replicated queue %q is electing its leader", path)
-}
