@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"slices"
+	"time"
 
 	weida "github.com/weida-go/weida/core"
 	"github.com/weida-go/weida/core/errs"
@@ -235,9 +236,27 @@ func (e deliveryUncommitted) apply(q *queue) {
 	if q.takeBack(d) || returning {
 		q.pushHead(d.msg)
 	}
-	if _, ok := notLeader(e.err); ok || indeterminate(e.err) {
-		q.stepDown()
+	if q.repl == nil {
+		q.onError(e.err) // a keeper of this node alone refused: it names why
 		return
 	}
-	q.onError(e.err)
+	if !q.repl.g.IsLeader() {
+		q.stepDown() // the leadership signal may trail: stop at once
+		return
+	}
+	if _, ok := notLeader(e.err); !ok && !indeterminate(e.err) {
+		q.onError(e.err)
+	}
+	// Still leading (a commit that failed under load or during a
+	// leadership transfer): the scan runs again after a pause, not at once.
+	time.AfterFunc(uncommittedRetry, func() { q.post(rescan{}) })
 }
+
+// uncommittedRetry is the pause before a queue whose DELIVER failed
+// while it still leads scans again.
+const uncommittedRetry = 50 * time.Millisecond
+
+// rescan runs the delivery scan again.
+type rescan struct{}
+
+func (rescan) apply(q *queue) { q.pump() }

@@ -2,6 +2,7 @@ package broker
 
 import (
 	"sync"
+	"time"
 
 	weida "github.com/weida-go/weida/core"
 	"github.com/weida-go/weida/core/broker/cluster"
@@ -27,6 +28,7 @@ type replication struct {
 	admitting map[weida.PortConn]int
 	// Loop-owned.
 	serving bool                // built from the FSM in this term
+	gen     uint64              // moves on at each leadership signal: a build of an earlier one is stale
 	held    map[uint64]*message // by seq: ready, unsettled and deferred
 }
 
@@ -55,26 +57,50 @@ func (q *queue) onLeadership(leading bool) {
 		// led meanwhile, so what this one holds is stale either way.
 		q.stepDown()
 	}
+	q.repl.gen++
 	if !leading {
 		return
 	}
+	if q.refusing.Load() {
+		// A retiring member that comes to lead again hands it on (it would
+		// serve nothing): the drain is under way.
+		q.spawn(func() { _ = q.repl.g.TransferLeadership() })
+		return
+	}
+	gen, g := q.repl.gen, q.repl.g
 	q.spawn(func() {
-		// Barrier waits for entries of earlier terms this node holds;
-		// failing, this node lost the leadership again (a false follows).
-		if err := q.repl.g.Barrier(q.ctx); err == nil {
-			q.post(builtFromLog{})
+		// Barrier waits for entries of earlier terms this node holds. It
+		// fails when the leadership is lost (a false follows), but also for
+		// a moment under load or while a leadership transfer runs: while
+		// this node leads it is tried again.
+		backoff := 10 * time.Millisecond
+		for {
+			if err := g.Barrier(q.ctx); err == nil {
+				q.post(builtFromLog{gen})
+				return
+			}
+			if !g.IsLeader() || q.ctx.Err() != nil {
+				return
+			}
+			select {
+			case <-q.ctx.Done():
+				return
+			case <-time.After(backoff):
+			}
+			backoff = min(2*backoff, time.Second)
 		}
 	})
 }
 
 // builtFromLog: everything committed before this term is applied; the
 // live set becomes the ready list, in seq order, with the attempts the
-// log committed.
-type builtFromLog struct{}
+// log committed. gen is the leadership signal it answers: a build for an
+// earlier signal may have read an FSM behind a later term's entries.
+type builtFromLog struct{ gen uint64 }
 
-func (builtFromLog) apply(q *queue) {
+func (e builtFromLog) apply(q *queue) {
 	r := q.repl
-	if r.serving || !r.g.IsLeader() {
+	if r.serving || e.gen != r.gen || !r.g.IsLeader() {
 		return
 	}
 	for _, lm := range r.g.FSM.LiveMessages() {

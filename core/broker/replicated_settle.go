@@ -87,10 +87,12 @@ func (b *settleBatcher) commit(seqs []uint64) bool {
 		if err == nil {
 			return true
 		}
-		if _, ok := notLeader(err); ok || indeterminate(err) {
+		if _, ok := notLeader(err); (ok || indeterminate(err)) && !b.g.IsLeader() {
 			return true // the next leader redelivers what this one could not settle
 		}
-		b.onError(err)
+		if !indeterminate(err) {
+			b.onError(err)
+		}
 		select {
 		case <-b.stop:
 			return false

@@ -364,11 +364,11 @@ func (g *Group) Propose(ctx context.Context, e Entry) (any, error) {
 	if e.Kind == EntryAdmit && e.Length > MaxInlineBody && g.IsLeader() {
 		g.pushBody(ctx, [32]byte(e.Digest), e.Length)
 	}
-	timeout := rpcTimeout
+	deadline := time.Now().Add(rpcTimeout)
 	if d, ok := ctx.Deadline(); ok {
-		timeout = time.Until(d)
+		deadline = d
 	}
-	f := g.raft.Apply(raw, timeout)
+	f := g.applyPastTransfer(ctx, raw, deadline)
 	if err := f.Error(); err != nil {
 		switch {
 		case errors.Is(err, raft.ErrNotLeader), errors.Is(err, raft.ErrLeadershipTransferInProgress):
@@ -384,6 +384,26 @@ func (g *Group) Propose(ctx context.Context, e Entry) (any, error) {
 		return nil, err
 	}
 	return f.Response(), nil
+}
+
+// applyPastTransfer applies raw, waiting out a leadership transfer in
+// progress: hashicorp/raft refuses every Apply while one runs (appending
+// nothing), and when it fails this node simply goes on leading, so the
+// proposal is tried again until the transfer ended or the deadline.
+func (g *Group) applyPastTransfer(ctx context.Context, raw []byte, deadline time.Time) raft.ApplyFuture {
+	backoff := 5 * time.Millisecond
+	for {
+		f := g.raft.Apply(raw, time.Until(deadline))
+		if !errors.Is(f.Error(), raft.ErrLeadershipTransferInProgress) || time.Now().Add(backoff).After(deadline) {
+			return f
+		}
+		select {
+		case <-ctx.Done():
+			return f
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 100*time.Millisecond)
+	}
 }
 
 // ErrIndeterminate marks a proposal whose fate is unknown: it may be
