@@ -137,6 +137,7 @@ func (d *dialer) leadsNow(ctx context.Context, s *slot, c *transport.Conn) bool 
 	}
 	return leads
 }
+
 // backOff waits the redial delay of the operation's next attempt. Past
 // ctx's deadline or rd's it is Expired, carrying last; a canceled ctx is
 // Canceled.
