@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"github.com/weida-go/weida/internal/testlog"
+
 	"bytes"
 	"context"
 	"strings"
@@ -57,7 +59,7 @@ func TestAMemberBackFromAStopReplaysSettledBodies(t *testing.T) {
 		}
 	}
 
-	logged := newLogSink("level=ERROR")
+	logged := testlog.New("level=ERROR")
 	back := tc.restartOn(t, stopped, tc.dirs[stopped], logged)
 	bg := back.Group("/jobs")
 	sameState(t, bg.FSM, g.FSM)
@@ -68,9 +70,7 @@ func TestAMemberBackFromAStopReplaysSettledBodies(t *testing.T) {
 	if err := bg.MissingBodies(); err != nil {
 		t.Fatal(err)
 	}
-	logged.mu.Lock()
-	defer logged.mu.Unlock()
-	if out := logged.b.String(); strings.Contains(out, "level=ERROR") {
+	if out := logged.String(); strings.Contains(out, "level=ERROR") {
 		t.Fatalf("the member logged an error catching up:\n%s", out)
 	}
 }

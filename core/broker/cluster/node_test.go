@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"github.com/weida-go/weida/internal/testlog"
+
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -11,7 +13,6 @@ import (
 	"net"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -391,12 +392,12 @@ func TestABodyNoMemberHoldsIsNamedCorrupt(t *testing.T) {
 		}
 	}
 	compactBehindSnapshot(t, g)
-	logged := newLogSink(fmt.Sprintf("%x", d))
+	logged := testlog.New(fmt.Sprintf("%x", d))
 	back := tc.restartWiped(t, wiped, logged)
 	bg := back.Group("/jobs")
 	sameState(t, bg.FSM, g.FSM)
 	select {
-	case <-logged.seen:
+	case <-logged.Seen():
 	case <-time.After(60 * time.Second):
 		t.Fatal("the member never said which body it could not fetch")
 	}
@@ -410,25 +411,4 @@ func TestABodyNoMemberHoldsIsNamedCorrupt(t *testing.T) {
 	if _, err := bg.Payloads().Open(d); err == nil {
 		t.Fatal("a body no member holds opened")
 	}
-}
-
-// logSink is a log that closes seen once a line holds want.
-type logSink struct {
-	mu   sync.Mutex
-	b    bytes.Buffer
-	want string
-	seen chan struct{}
-}
-
-func newLogSink(want string) *logSink { return &logSink{want: want, seen: make(chan struct{})} }
-
-func (l *logSink) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	had := strings.Contains(l.b.String(), l.want)
-	n, err := l.b.Write(p)
-	if !had && strings.Contains(l.b.String(), l.want) {
-		close(l.seen)
-	}
-	return n, err
 }

@@ -1,14 +1,14 @@
 package raftlayer
 
 import (
-	"bytes"
+	"github.com/weida-go/weida/internal/testlog"
+
 	"context"
 	"errors"
 	"io"
 	"log/slog"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -46,35 +46,6 @@ func membersOf(nodes []testNode) map[string]identity.Fingerprint {
 		m[n.addr] = n.id.Fingerprint()
 	}
 	return m
-}
-
-// lockedBuffer is a log sink that closes seen once a line holds want.
-type lockedBuffer struct {
-	mu   sync.Mutex
-	b    bytes.Buffer
-	want string
-	seen chan struct{}
-}
-
-func newLogSink(want string) *lockedBuffer {
-	return &lockedBuffer{want: want, seen: make(chan struct{})}
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	had := strings.Contains(l.b.String(), l.want)
-	n, err := l.b.Write(p)
-	if !had && strings.Contains(l.b.String(), l.want) {
-		close(l.seen)
-	}
-	return n, err
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func serve(t *testing.T, tn testNode, members map[string]identity.Fingerprint, digest byte, log io.Writer) *Node {
@@ -206,7 +177,7 @@ func TestOnlyMembersMayConnect(t *testing.T) {
 func TestMembersThatReadDifferentFilesRefuseEachOther(t *testing.T) {
 	tn := newTestNodes(t, 3)
 	members := membersOf(tn)
-	blog := newLogSink("another cluster file")
+	blog := testlog.New("another cluster file")
 	a, b := serve(t, tn[0], members, 7, nil), serve(t, tn[1], members, 8, blog)
 	group(t, b, 1)
 	// A member with another file redials again and again: the refusing
@@ -221,7 +192,7 @@ func TestMembersThatReadDifferentFilesRefuseEachOther(t *testing.T) {
 		}
 	}
 	select {
-	case <-blog.seen:
+	case <-blog.Seen():
 	case <-time.After(10 * time.Second):
 		t.Fatalf("the refused side logged nothing: %q", blog.String())
 	}
