@@ -59,14 +59,7 @@ func TestStreamBudgetWaits(t *testing.T) {
 
 // TestMaxConnectionsPerPeer counts connections per proved client key.
 func TestMaxConnectionsPerPeer(t *testing.T) {
-	cfg := NewConfig()
-	cfg.MaxConnectionsPerPeer = 1
-	s := startServer(t, cfg)
-	client, err := identity.Generate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := s.address(s.l.Addr(), "/t")
+	client, addr := onePerPeerServer(t)
 	first, err := Dial(testContext(t), addr, identity.TrustByAddress(), client, NewConfig(), newRecorder())
 	if err != nil {
 		t.Fatal(err)
@@ -156,14 +149,7 @@ func TestHeaderOnlyStreamsReturnCredit(t *testing.T) {
 // quic-go's connection ends). A dial refused while the release is under
 // way is retried; one must be admitted before the test's deadline.
 func TestAnEndedConnectionReleasesItsPlace(t *testing.T) {
-	cfg := NewConfig()
-	cfg.MaxConnectionsPerPeer = 1
-	s := startServer(t, cfg)
-	client, err := identity.Generate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := s.address(s.l.Addr(), "/t")
+	client, addr := onePerPeerServer(t)
 	ctx := testContext(t)
 	for i := range 3 {
 		for {
@@ -178,4 +164,18 @@ func TestAnEndedConnectionReleasesItsPlace(t *testing.T) {
 			break
 		}
 	}
+}
+
+// onePerPeerServer starts a server admitting one connection per client
+// key and returns a client key and the server's address.
+func onePerPeerServer(t *testing.T) (*identity.Identity, identity.Address) {
+	t.Helper()
+	cfg := NewConfig()
+	cfg.MaxConnectionsPerPeer = 1
+	s := startServer(t, cfg)
+	client, err := identity.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client, s.address(s.l.Addr(), "/t")
 }
