@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"context"
 	"io"
 	"path/filepath"
 	"time"
@@ -73,11 +74,18 @@ func (b *Broker) serveLeaderQueries() {
 // maxLeaderQuery bounds the request of a leader query: a queue path.
 const maxLeaderQuery = 1024
 
-// leaderQueryTimeout bounds how long a leader query's request is read.
+// leaderQueryTimeout bounds how long a leader query's request is read: a
+// client that never ends it is closed NO_REPLY, not waited for.
 const leaderQueryTimeout = 10 * time.Second
 
 func (b *Broker) answerLeaderQuery(ex *weida.IncomingExchange) {
+	ctx, cancel := context.WithTimeout(b.ctx, leaderQueryTimeout)
+	defer cancel()
+	stop := context.AfterFunc(ctx, func() { _ = ex.Close() })
 	path, err := io.ReadAll(io.LimitReader(ex.Request(), maxLeaderQuery+1))
+	if !stop() {
+		return // closed: the request took too long, or the broker is closing
+	}
 	if err != nil || len(path) > maxLeaderQuery {
 		_ = ex.Refuse()
 		return
