@@ -293,3 +293,44 @@ func TestRecoveryRehashesInBoundedMemory(t *testing.T) {
 		t.Fatalf("recovery allocated %d bytes to check a %d-byte payload", grew, size)
 	}
 }
+
+// TestQuarantineLeavesASharedPayloadToItsOtherMessages: two messages with
+// the same body share one payload file (dedup). Quarantining one must not
+// take the file from the other: it stays readable, survives a power cut
+// (a Flushed queue whose live message's payload was gone refused to open
+// as a corrupt store), and the file is set aside only when the last message
+// naming it is quarantined.
+func TestQuarantineLeavesASharedPayloadToItsOtherMessages(t *testing.T) {
+	disk := faultfs.New(1)
+	s := openOnDisk(t, disk)
+	q, _ := openQueue(t, s, store.Flushed)
+	body := bodyOf(3, fileSized)
+	first := admit(t, q, body, store.Meta{})
+	second := admit(t, q, body, store.Meta{})
+	if err := q.Quarantine(first.Seq, "power-loss test"); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := readAllOf(t, q, second.Seq); err != nil || !bytes.Equal(b, body) {
+		t.Fatalf("the other message of a quarantined payload read %d bytes, %v", len(b), err)
+	}
+	disk.PowerCut()
+
+	s = openOnDisk(t, disk)
+	defer s.Close()
+	q, live := openQueue(t, s, store.Flushed)
+	if !equalSeqs(seqsOf(live), []uint64{second.Seq}) {
+		t.Fatalf("after the cut: live %v, want %d", seqsOf(live), second.Seq)
+	}
+	if b, err := readAllOf(t, q, second.Seq); err != nil || !bytes.Equal(b, body) {
+		t.Fatalf("after the cut the other message read %d bytes, %v", len(b), err)
+	}
+	if err := q.Quarantine(second.Seq, "power-loss test"); err != nil {
+		t.Fatal(err)
+	}
+	if disk.Durable(store.PayloadPath("/data", second.Digest)) {
+		t.Fatal("the payload is still in the store after its last message was quarantined")
+	}
+	if kept := fmt.Sprintf("/data/quarantine/%x.%d", second.Digest, second.Seq); !disk.Durable(kept) {
+		t.Fatalf("the payload was not set aside at %s", kept)
+	}
+}

@@ -130,29 +130,34 @@ func (p *payloads) renameLocked(tmp string, d [32]byte) error {
 // O_EXCL so that the common case (no file yet) costs one open and no
 // unlink. A file already there when known (a payload of this process at
 // zero references, awaiting removal) holds exactly these bytes — it is
-// content-addressed and was written whole — so it is reused as it is. One of
-// unknown origin (a crash leftover not yet swept) may be partial, so it is
-// replaced: unlinked rather than truncated, so a reader that still has it
-// open keeps whole bytes. A crash mid-write leaves a file no ADMIT names,
-// which recovery sweeps. With keepOpen the new file is returned open, for
+// content-addressed and was written whole — so it is reused as it is. Any
+// other (a crash leftover not yet swept, which may be partial, or a
+// quarantined payload other messages still name) is replaced: the body is
+// written beside it and renamed over it, so a reader never finds the name
+// missing. A crash mid-write leaves a file no ADMIT names, which recovery
+// sweeps. With keepOpen the new file is returned open, for
 // the caller to fsync and close; a reused one is returned nil. The caller
 // holds p.mu.
 func (p *payloads) createLocked(data []byte, d [32]byte, known, keepOpen bool) (File, error) {
 	final := p.path(d)
 	const flags = os.O_WRONLY | os.O_CREATE | os.O_EXCL
 	f, err := p.fs.OpenFile(final, flags, 0o600)
+	written := final
 	if errors.Is(err, fs.ErrExist) {
 		if known {
 			return nil, nil
 		}
-		if err = p.fs.Remove(final); err == nil {
-			f, err = p.fs.OpenFile(final, flags, 0o600)
-		}
+		f, written, err = createTemp(p.fs, p.tmp, "small-")
 	}
 	if err != nil {
 		return nil, ioError("creating payload", final, err)
 	}
 	_, err = f.Write(data)
+	if err == nil && written != final {
+		if err = p.fs.Rename(written, final); err == nil {
+			written = final
+		}
+	}
 	if err != nil || !keepOpen {
 		if cerr := f.Close(); err == nil {
 			err = cerr
@@ -160,7 +165,7 @@ func (p *payloads) createLocked(data []byte, d [32]byte, known, keepOpen bool) (
 		f = nil
 	}
 	if err != nil {
-		p.fs.Remove(final)
+		p.fs.Remove(written)
 		return nil, ioError("writing payload", final, err)
 	}
 	return f, nil
@@ -229,17 +234,25 @@ func (p *payloads) removeUnreferenced(ds [][32]byte) error {
 // them.
 func (p *payloads) quarantineDir() string { return filepath.Join(filepath.Dir(p.root), "quarantine") }
 
-// setAside moves the payload of d out of the content-addressed store to
-// quarantine/<sha256-hex>.<seq> and drops the quarantined message's
-// reference. A body that fails its digest must not be what a later Admit
-// of the same body dedups against: that Admit would be certified and then
-// quarantined in its turn. A payload already gone is nothing to move.
+// setAside drops the quarantined message's reference to the payload of d
+// and, when it was the last, moves the file out of the content-addressed
+// store to quarantine/<sha256-hex>.<seq> for an operator. Either way the
+// payload is marked gone: a later Admit of the same body writes a sound file
+// rather than dedup against this one, which would be certified and then
+// quarantined in its turn. Other messages naming the body (dedup, in any
+// queue) keep the file: each is judged by its own read, so a quarantine
+// that was transient or wrong costs only its own message, and a restart
+// does not find their payload missing. A payload already gone is nothing to
+// move.
 func (p *payloads) setAside(d [32]byte, seq uint64) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if ref := p.refs[d]; ref != nil {
 		ref.count = max(ref.count-1, 0)
 		ref.gone, ref.synced = true, false
+		if ref.count > 0 {
+			return nil
+		}
 	}
 	dir := p.quarantineDir()
 	if err := p.fs.MkdirAll(dir, 0o700); err != nil {
