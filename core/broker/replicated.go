@@ -19,11 +19,12 @@ import (
 // in the ADMIT; larger ones live in the group's payload store, by digest.
 type raftKeeper struct {
 	g       *cluster.Group
+	batch   *proposalBatcher // inline ADMITs and DELIVERs, group-committed
 	settles *settleBatcher
 }
 
 func newRaftKeeper(g *cluster.Group, onError func(error)) *raftKeeper {
-	return &raftKeeper{g: g, settles: newSettleBatcher(g, onError)}
+	return &raftKeeper{g: g, batch: newProposalBatcher(g), settles: newSettleBatcher(g, onError)}
 }
 
 // certificate is Replicated: admit returns once the ADMIT is committed,
@@ -58,7 +59,13 @@ func (k *raftKeeper) admit(s bodySink, m *message) error {
 		m.body = memBody{sink.inline}
 	}
 	e.Digest = m.digest[:]
-	res, err := k.g.Propose(context.Background(), e)
+	var res any
+	var err error
+	if e.Length > cluster.MaxInlineBody {
+		res, err = k.g.Propose(context.Background(), e) // its body is held by its own log index
+	} else {
+		res, err = k.batch.propose(e)
+	}
 	if err != nil {
 		if len(e.Body) == 0 && m.bodyLen > cluster.MaxInlineBody && !indeterminate(err) {
 			k.g.Payloads().Release(m.digest) // never in the log: its pin goes
@@ -92,8 +99,10 @@ func (k *raftKeeper) open(m *message) (io.ReadCloser, error) {
 // commitDelivery commits a DELIVER of m at attempt before its bytes go
 // out: a deposed or minority leader cannot commit it, so it cannot
 // deliver, and the next leader counts attempts from what was committed.
-func (k *raftKeeper) commitDelivery(ctx context.Context, m *message, attempt uint64) error {
-	_, err := k.g.Propose(ctx, cluster.Entry{Kind: cluster.EntryDeliver, Seq: m.id, Attempt: attempt})
+// It waits for the commit even when ctx ends: a DELIVER handed to Raft
+// cannot be withdrawn, and one that commits only over-counts attempts.
+func (k *raftKeeper) commitDelivery(_ context.Context, m *message, attempt uint64) error {
+	_, err := k.batch.propose(cluster.Entry{Kind: cluster.EntryDeliver, Seq: m.id, Attempt: attempt})
 	return err
 }
 

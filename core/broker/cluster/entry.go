@@ -21,6 +21,12 @@ const (
 	EntryDeliver EntryKind = 2
 	// EntrySettle removes settled messages, in a batch.
 	EntrySettle EntryKind = 3
+	// EntryBatch carries ADMITs of inline bodies and DELIVERs proposed
+	// together (group commit), applied in order as if each were its own
+	// entry: one log entry, one store write and one replication for
+	// many messages. An ADMIT of a streamed body is always its own entry,
+	// because its body is held by its entry's log index.
+	EntryBatch EntryKind = 4
 )
 
 // Bounds on an entry, checked before anything is kept.
@@ -33,6 +39,11 @@ const (
 	// maxEntryBytes bounds an encoded entry: an inline body, metadata at
 	// their caps, and CBOR's own bytes.
 	maxEntryBytes = 64 << 10
+	// MaxBatch bounds the entries one EntryBatch carries, and
+	// maxBatchBytes its encoding: MaxBatch inline ADMITs with metadata at
+	// their caps take about 1.4 MiB.
+	MaxBatch      = 256
+	maxBatchBytes = 4 << 20
 )
 
 // Entry is one log entry; Kind says which fields are set.
@@ -51,6 +62,8 @@ type Entry struct {
 	Attempt uint64 `cbor:"9,keyasint,omitempty"`
 	// Settle.
 	Seqs []uint64 `cbor:"10,keyasint,omitempty"`
+	// Batch.
+	Batch []Entry `cbor:"11,keyasint,omitempty"`
 }
 
 var (
@@ -92,10 +105,11 @@ func (e *Entry) Encode() ([]byte, error) {
 }
 
 // DecodeEntry reads one entry, refusing anything malformed, unknown, or
-// past a bound.
+// past a bound. Only a batch can be longer than maxEntryBytes: every
+// other kind's fields are capped well below it.
 func DecodeEntry(data []byte) (*Entry, error) {
-	if len(data) > maxEntryBytes {
-		return nil, fmt.Errorf("log entry: %d bytes, more than %d", len(data), maxEntryBytes)
+	if len(data) > maxBatchBytes {
+		return nil, fmt.Errorf("log entry: %d bytes, more than %d", len(data), maxBatchBytes)
 	}
 	var e Entry
 	if err := entryDec.Unmarshal(data, &e); err != nil {
@@ -109,6 +123,9 @@ func DecodeEntry(data []byte) (*Entry, error) {
 
 // check enforces each kind's fields and bounds.
 func (e *Entry) check() error {
+	if e.Batch != nil && e.Kind != EntryBatch {
+		return fmt.Errorf("log entry: a batch's entries in an entry of kind %d", e.Kind)
+	}
 	switch e.Kind {
 	case EntryAdmit:
 		if len(e.Digest) != 32 {
@@ -152,8 +169,34 @@ func (e *Entry) check() error {
 		if e.hasAdmitFields() || e.Seq != 0 || e.Attempt != 0 {
 			return fmt.Errorf("log entry SETTLE: carries another kind's fields")
 		}
+	case EntryBatch:
+		return e.checkBatch()
 	default:
 		return fmt.Errorf("log entry: unknown kind %d", e.Kind)
+	}
+	return nil
+}
+
+// checkBatch enforces a batch's bounds and checks each of its entries:
+// inline ADMITs and DELIVERs only, nothing else set on the batch.
+func (e *Entry) checkBatch() error {
+	if len(e.Batch) == 0 || len(e.Batch) > MaxBatch {
+		return fmt.Errorf("log entry BATCH: %d entries, want 1 to %d", len(e.Batch), MaxBatch)
+	}
+	if e.hasAdmitFields() || e.Seq != 0 || e.Attempt != 0 || e.Seqs != nil {
+		return fmt.Errorf("log entry BATCH: carries another kind's fields")
+	}
+	for i := range e.Batch {
+		b := &e.Batch[i]
+		switch {
+		case b.Kind == EntryAdmit && b.Length > MaxInlineBody:
+			return fmt.Errorf("log entry BATCH: entry %d admits a streamed body, which must be its own entry", i)
+		case b.Kind != EntryAdmit && b.Kind != EntryDeliver:
+			return fmt.Errorf("log entry BATCH: entry %d is of kind %d, want ADMIT or DELIVER", i, b.Kind)
+		}
+		if err := b.check(); err != nil {
+			return fmt.Errorf("log entry BATCH: entry %d: %w", i, err)
+		}
 	}
 	return nil
 }

@@ -25,6 +25,11 @@ var entryVectors = []struct {
 		"a4" + "0001" + "015820" + strings.Repeat("ab", 32) + "02191388" + "0463612f62"},
 	{"deliver", Entry{Kind: EntryDeliver, Seq: 7, Attempt: 2}, "a3" + "0002" + "0807" + "0902"},
 	{"settle", Entry{Kind: EntrySettle, Seqs: []uint64{1, 2, 300}}, "a2" + "0003" + "0a83" + "0102" + "19012c"},
+	{"batch", Entry{Kind: EntryBatch, Batch: []Entry{
+		{Kind: EntryAdmit, Digest: digest32, Length: 2, Topic: text("t"), Body: []byte("hi")},
+		{Kind: EntryDeliver, Seq: 7, Attempt: 2}}},
+		"a2" + "0004" + "0b82" + "a5" + "0001" + "015820" + strings.Repeat("ab", 32) + "0202" + "036174" + "07426869" +
+			"a3" + "0002" + "0807" + "0902"},
 }
 
 func TestEntryGoldenVectors(t *testing.T) {
@@ -51,7 +56,15 @@ func TestDecodeEntryRefuses(t *testing.T) {
 	admit := "a5" + "0001" + "015820" + strings.Repeat("ab", 32) + "0202" + "036174" + "07426869"
 	cases := []struct{ name, hex, want string }{
 		{"unknown kind", "a1" + "0009", "unknown kind 9"},
-		{"unknown field", "a4" + "0002" + "0807" + "0902" + "0b01", "unknown field"},
+		{"unknown field", "a4" + "0002" + "0807" + "0902" + "0c01", "unknown field"},
+		{"empty batch", "a2" + "0004" + "0b80", "0 entries"},
+		{"batch in a deliver", "a4" + "0002" + "0807" + "0902" + "0b81" + "a3" + "0002" + "0807" + "0902", "a batch's entries"},
+		{"batch with a seq", "a3" + "0004" + "0807" + "0b81" + "a3" + "0002" + "0807" + "0902", "another kind's fields"},
+		{"settle in a batch", "a2" + "0004" + "0b81" + "a2" + "0003" + "0a81" + "01", "kind 3, want ADMIT or DELIVER"},
+		{"batch in a batch", "a2" + "0004" + "0b81" + "a2" + "0004" + "0b81" + "a3" + "0002" + "0807" + "0902", "max nested level"},
+		{"streamed body in a batch", "a2" + "0004" + "0b81" + "a4" + "0001" + "015820" + strings.Repeat("ab", 32) + "02191388" + "0463612f62",
+			"must be its own entry"},
+		{"bad entry in a batch", "a2" + "0004" + "0b81" + "a3" + "0002" + "0800" + "0901", "entry 0: log entry DELIVER: seq 0"},
 		{"duplicate key", "a3" + "0002" + "0807" + "0807", "duplicate"},
 		{"indefinite map", "bf" + "0002" + "0807" + "0902" + "ff", "indefinite"},
 		{"a tag", "a1" + "00" + "c001", "tag"},
@@ -103,8 +116,23 @@ func TestEntryBounds(t *testing.T) {
 	if _, err := DecodeEntry(raw); err != nil {
 		t.Fatalf("the largest legal entry (%d bytes) is refused: %v", len(raw), err)
 	}
-	if _, err := DecodeEntry(make([]byte, maxEntryBytes+1)); err == nil {
-		t.Fatal("an entry past maxEntryBytes was read")
+	if _, err := DecodeEntry(make([]byte, maxBatchBytes+1)); err == nil {
+		t.Fatal("an entry past maxBatchBytes was read")
+	}
+	batch := Entry{Kind: EntryBatch}
+	for range MaxBatch {
+		batch.Batch = append(batch.Batch, *full)
+	}
+	raw, err = batch.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := DecodeEntry(raw); err != nil {
+		t.Fatalf("the largest legal batch (%d bytes) is refused: %v", len(raw), err)
+	}
+	batch.Batch = append(batch.Batch, *full)
+	if _, err := batch.Encode(); err == nil || !strings.Contains(err.Error(), "257 entries") {
+		t.Fatalf("a batch past MaxBatch: %v", err)
 	}
 }
 

@@ -29,6 +29,11 @@ func (m *Message) Inline() bool { return m.Length <= MaxInlineBody }
 // log gave the message.
 type AdmitResult struct{ Seq uint64 }
 
+// BatchResult is what applying an EntryBatch answers: what each of its
+// entries answered, in order (an AdmitResult for an ADMIT, nil for a
+// DELIVER).
+type BatchResult []any
+
 // SettleResult is what applying a SETTLE answers: how many of its seqs were
 // live, and the payload digests no live message refers to any more (the
 // member may delete those bodies).
@@ -106,6 +111,12 @@ func (f *FSM) applyLocked(index uint64, e *Entry) any {
 			}
 		}
 		return AdmitResult{Seq: m.Seq}
+	case EntryBatch:
+		res := make(BatchResult, len(e.Batch))
+		for i := range e.Batch {
+			res[i] = f.applyLocked(index, &e.Batch[i])
+		}
+		return res
 	case EntryDeliver:
 		// A delivery of a message settled meanwhile changes nothing; a
 		// lower attempt than one committed never lowers the count.

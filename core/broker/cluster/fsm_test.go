@@ -29,6 +29,37 @@ func admitStreamed(digest byte) Entry {
 	return Entry{Kind: EntryAdmit, Digest: bytes.Repeat([]byte{digest}, 32), Length: MaxInlineBody + 1}
 }
 
+// TestFSMAppliesABatchAsItsEntries: a batch's ADMITs get consecutive seqs
+// and its DELIVERs count attempts, exactly as the same entries one by one
+// would, and each entry's answer comes back in its place.
+func TestFSMAppliesABatchAsItsEntries(t *testing.T) {
+	one, batched := NewFSM(), NewFSM()
+	entries := []Entry{admitInline("a"), admitInline("b"), {Kind: EntryDeliver, Seq: 1, Attempt: 2}, admitInline("c")}
+	for _, e := range entries {
+		apply(t, one, e)
+	}
+	res, ok := apply(t, batched, Entry{Kind: EntryBatch, Batch: entries}).(BatchResult)
+	want := BatchResult{AdmitResult{Seq: 1}, AdmitResult{Seq: 2}, nil, AdmitResult{Seq: 3}}
+	if !ok || len(res) != len(want) {
+		t.Fatalf("the batch answered %v, want %v", res, want)
+	}
+	for i := range want {
+		if res[i] != want[i] {
+			t.Fatalf("the batch answered %v, want %v", res, want)
+		}
+	}
+	for seq := uint64(1); seq <= 3; seq++ {
+		a, _ := one.Live(seq)
+		b, ok := batched.Live(seq)
+		if !ok || string(a.Body) != string(b.Body) || a.Attempts != b.Attempts {
+			t.Fatalf("seq %d: one by one %+v, batched %+v", seq, a, b)
+		}
+	}
+	if m, _ := batched.Live(1); m.Attempts != 2 || batched.NextSeq() != 4 {
+		t.Fatalf("attempts %d, next seq %d; want 2 and 4", m.Attempts, batched.NextSeq())
+	}
+}
+
 func TestFSMAssignsSeqsAndCountsReferences(t *testing.T) {
 	f := NewFSM()
 	for i, e := range []Entry{admitInline("a"), admitStreamed(1), admitStreamed(1), admitStreamed(2)} {
