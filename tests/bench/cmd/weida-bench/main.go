@@ -72,8 +72,9 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	r := &harness.Runner{Plan: harness.FullPlan(), Log: os.Stderr, ChildProfile: *childProfile,
-		QueueRatios: append(all.QueueRatios(), harness.ClusterRatios()...),
-		Bindings:    harness.Bindings{LibraryMissing: *libMissing, NodeMissing: *nodeMissing, CLIMissing: *cliMissing}}
+		QueueRatios:  append(all.QueueRatios(), harness.ClusterRatios()...),
+		SystemRatios: all.SystemRatios(),
+		Bindings:     harness.Bindings{LibraryMissing: *libMissing, NodeMissing: *nodeMissing, CLIMissing: *cliMissing}}
 	if *repo != "" {
 		abs, err := filepath.Abs(*repo)
 		if err != nil {

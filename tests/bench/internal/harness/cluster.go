@@ -9,6 +9,7 @@ import (
 	"github.com/weida-go/weida/core/broker"
 
 	"github.com/weida-go/weida/tests/bench/internal/system"
+	"github.com/weida-go/weida/tests/bench/internal/system/quicsys"
 	"github.com/weida-go/weida/tests/bench/internal/system/weidasys"
 )
 
@@ -40,14 +41,16 @@ func ClusterQueues() []system.QueueSystem {
 
 // ClusterRatios pairs each replicated weida queue with JetStream R3 at the
 // storage setting that promises the same (Written with file storage at its
-// default sync interval, Flushed with sync_always) and with the same queue
-// on one node (what replication costs).
+// default sync interval, Flushed with sync_always), with the same queue
+// on one node (what replication costs) and Written with the wire's
+// ceiling on one connection, nothing stored (quic-go exchange).
 func ClusterRatios() []Ratio {
 	pairs := []struct{ of, over system.QueueSystem }{
 		{weidaReplicated{}, jetStreamR3{}},
 		{weidaReplicated{flushed: true}, jetStreamR3{syncAlways: true}},
 		{weidaReplicated{}, weidasys.Queue{Durability: broker.Written}},
 		{weidaReplicated{flushed: true}, weidasys.Queue{Durability: broker.Flushed}},
+		{weidaReplicated{}, quicsys.Queue{}},
 	}
 	out := make([]Ratio, len(pairs))
 	for i, p := range pairs {
@@ -78,7 +81,8 @@ func (r *Runner) clusterGroup(ctx context.Context) Group {
 			"work-queue stream with Replicas: 3 in file storage, the producer connected to the stream leader's server (its "+
 			"best case: no hop through another server). Its settings face weida's as on one node: JetStream's default (fsync "+
 			"every two minutes) against Written, sync_always on every server against Flushed. The single-node columns are the "+
-			"queue section's stacks at these sizes. One producer publishes messages of %s, no two alike, and waits for each "+
+			"queue section's stacks at these sizes (quic-go exchange: the wire's ceiling, one exchange per message with nothing "+
+			"stored or replicated). One producer publishes messages of %s, no two alike, and waits for each "+
 			"one's confirm: one at a time, and with %d confirms in flight, each repetition up to %d messages (at most %s) or "+
 			"%v, the clock stopping at the last confirm. CPU per message is the harness process's user and system time over "+
 			"the repetition (all three nodes and the producer: every stack here runs in it) divided by the messages confirmed. "+
@@ -146,7 +150,7 @@ func comparedWith(q system.QueueSystem, stacks []system.QueueSystem, ratios []Ra
 }
 
 // ratiosAmong is the ratios both of whose stacks are among stacks.
-func ratiosAmong(ratios []Ratio, stacks []system.QueueSystem) []Ratio {
+func ratiosAmong[S interface{ Name() string }](ratios []Ratio, stacks []S) []Ratio {
 	var names []string
 	for _, q := range stacks {
 		names = append(names, q.Name())

@@ -33,6 +33,10 @@ func (r *Runner) queueGroup(ctx context.Context) Group {
 			"acknowledges each message: weida reports Processed, JetStream acks), up to %d per repetition. Storage settings "+
 			"face each other in the ratios: weida Written (the OS has every write, no fsync) against JetStream file (fsync "+
 			"every two minutes, its default), weida Flushed (fsync before the confirm) against JetStream with sync_always. "+
+			"quic-go exchange is the wire's ceiling, nothing stored: weida's producer gives every message its own QUIC stream and "+
+			"takes the confirm on it, and this column is raw quic-go doing just that (each bidirectional stream read to its FIN "+
+			"and answered with an 8-byte confirm and FIN, the producer's exchanges as weida's, one goroutine each) with weida's "+
+			"quic.Config; no queue on that wire confirms faster here. It has no consumer, so no produce-to-consume figures. "+
 			"Rates are medians over the repetitions, latencies percentiles over every message of every repetition.",
 			filesystemOf(os.TempDir()), sizeLabel(int64(p.QueueSize)), p.QueueWindow, p.QueueMax, p.QueueTime, p.QueueLatencyMax),
 		Metrics: queueMetrics()}
@@ -46,7 +50,7 @@ func (r *Runner) queueGroup(ctx context.Context) Group {
 	var columns []column
 	for _, q := range stacks {
 		g.Columns = append(g.Columns, q.Name())
-		columns = append(columns, column{name: q.Name(), skipped: q.Available(),
+		columns = append(columns, column{name: q.Name(), skipped: q.Available(), skips: consumerSkips(q),
 			open: func(ctx context.Context, c caseSpec) (session, error) { return openQueue(ctx, q, c.arg.(string), p) }})
 	}
 	size := sizeLabel(int64(p.QueueSize))
@@ -60,6 +64,18 @@ func (r *Runner) queueGroup(ctx context.Context) Group {
 		r.runColumns(ctx, &g, columns, specs, p.Reps, freshPerRep)
 	}
 	return g
+}
+
+// consumerSkips skips the produce-to-consume case, with the stack's
+// reason, on a stack that has no consumer.
+func consumerSkips(q system.QueueSystem) func(caseSpec) string {
+	why := system.ConsumerMissing(q)
+	return func(c caseSpec) string {
+		if c.arg == queueProduceToConsume {
+			return why
+		}
+		return ""
+	}
 }
 
 // queueMetrics are the figures of the queue groups' cases.

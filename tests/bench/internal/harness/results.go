@@ -34,8 +34,9 @@ type Group struct {
 	// such a group stays out of the at-a-glance table and the ranking,
 	// whose ratios are weida over the four stacks.
 	Columns []string `json:"columns,omitempty"`
-	// Ratios are the pairs the group's section compares, for a group with
-	// its own Columns.
+	// Ratios are the pairs the group's section compares: among its own
+	// Columns, or among the run's Systems beside the glance table's
+	// weida-over-each (weida over quic-go with and without qlog).
 	Ratios []Ratio `json:"ratios,omitempty"`
 	// Differences are the pairs whose difference the group's section
 	// shows, for its headline costs (↓): what one column adds to each

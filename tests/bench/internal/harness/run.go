@@ -30,6 +30,9 @@ type Runner struct {
 	// QueueRatios the pairs of them the report compares.
 	Queues      []system.QueueSystem
 	QueueRatios []Ratio
+	// SystemRatios are the pairs of Systems whose quotients the sections
+	// of the run's systems show (those of systems the run has).
+	SystemRatios []Ratio
 	// Bindings says where the bindings' benchmark scripts are; its rows
 	// are skipped, each with the reason, when it is empty.
 	Bindings Bindings
@@ -89,9 +92,20 @@ type opener func(ctx context.Context, sys system.System, c caseSpec) (session, e
 type column struct {
 	name    string
 	skipped string // why it is not measured; empty when it is
+	// skips, when set, says why a case is not measured on this column
+	// (a workload the system cannot run); empty when it is.
+	skips func(c caseSpec) string
 	// open sets a case up on this system; ctx lives until the session is
 	// closed.
 	open func(ctx context.Context, c caseSpec) (session, error)
+}
+
+// skippedFor is why spec is not measured on col, or "" when it is.
+func (col column) skippedFor(spec caseSpec) string {
+	if col.skipped == "" && col.skips != nil {
+		return col.skips(spec)
+	}
+	return col.skipped
 }
 
 // schedule says how repetitions and set-ups alternate.
@@ -112,6 +126,7 @@ func (r *Runner) runGroup(ctx context.Context, g *Group, specs []caseSpec, reps 
 	for i, s := range r.Systems {
 		columns[i] = column{name: s.Name(), open: func(ctx context.Context, c caseSpec) (session, error) { return open(ctx, s, c) }}
 	}
+	g.Ratios = ratiosAmong(r.SystemRatios, r.Systems)
 	r.runColumns(ctx, g, columns, specs, reps, how)
 }
 
@@ -126,7 +141,7 @@ func (r *Runner) runColumns(ctx context.Context, g *Group, columns []column, spe
 		c := Case{ID: spec.id, Label: spec.label, Param: spec.param}
 		samples := make([][]time.Duration, len(columns))
 		for _, col := range columns {
-			c.Systems = append(c.Systems, Outcome{System: col.name, Skipped: col.skipped})
+			c.Systems = append(c.Systems, Outcome{System: col.name, Skipped: col.skippedFor(spec)})
 		}
 		record := func(i, rep int, m measurement, err error) {
 			o := &c.Systems[i]
@@ -144,7 +159,7 @@ func (r *Runner) runColumns(ctx context.Context, g *Group, columns []column, spe
 		case freshPerRep:
 			for rep := range reps {
 				for i, col := range columns {
-					if c.Systems[i].Error == "" && col.skipped == "" {
+					if c.Systems[i].Error == "" && c.Systems[i].Skipped == "" {
 						m, err := r.oneRep(ctx, col, spec)
 						record(i, rep, m, err)
 					}
@@ -152,7 +167,7 @@ func (r *Runner) runColumns(ctx context.Context, g *Group, columns []column, spe
 			}
 		case oneSetup:
 			for i, col := range columns {
-				if col.skipped == "" {
+				if c.Systems[i].Skipped == "" {
 					r.allReps(ctx, col, spec, reps, func(rep int, m measurement, err error) { record(i, rep, m, err) })
 				}
 			}

@@ -66,7 +66,10 @@ func (w *writer) glance() {
 		"above 1 means weida costs more; for a rate (↑ better) a ratio below 1 means weida is slower. " +
 		"The report closes with the three workloads where weida is furthest behind, and why. The persistent queue (against NATS " +
 		"JetStream at matching storage settings) and the bindings (against weida's Go API) are compared in their own sections, " +
-		"with their own ratios.")
+		"with their own ratios. quic-go+qlog is raw quic-go with a qlog tracer that records nothing on both ends: weida learns " +
+		"what its peer acknowledged only from quic-go's qlog events, which quic-go builds for every packet once any tracer is " +
+		"attached; each section's ratio table splits weida's gap to raw quic-go into that (quic-go+qlog / quic-go) and the rest " +
+		"(weida / quic-go+qlog).")
 	w.p("")
 	peers := w.peers()
 	head := []string{"Workload", "Figure"}

@@ -41,3 +41,19 @@ type Producer interface {
 	PublishAsync(ctx context.Context, payload []byte) error
 	io.Closer
 }
+
+// WithoutConsumer is implemented by a queue stack that has no consumer
+// side (a reference that stores nothing); its DialConsumer fails, and the
+// cases that need a consumer show the reason instead of figures.
+type WithoutConsumer interface {
+	// WithoutConsumer says why there is no consumer.
+	WithoutConsumer() string
+}
+
+// ConsumerMissing is why q has no consumer, or "" when it has one.
+func ConsumerMissing(q QueueSystem) string {
+	if w, ok := q.(WithoutConsumer); ok {
+		return w.WithoutConsumer()
+	}
+	return ""
+}

@@ -67,6 +67,15 @@ func TestQueueConfirmsEveryPublishAndTheConsumerTakesEachOnce(t *testing.T) {
 			}
 		}
 
+		if why := system.ConsumerMissing(q); why != "" {
+			// A reference without a consumer: confirming is all it does.
+			if cons, err := q.DialConsumer(ctx, addr, 64, func([]byte) {}); err == nil {
+				_ = cons.Close()
+				t.Fatalf("a stack without a consumer (%s) dialled one", why)
+			}
+			return
+		}
+
 		var mu sync.Mutex
 		seen := map[uint64]int{}
 		all := make(chan struct{})

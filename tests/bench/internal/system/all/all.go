@@ -18,9 +18,20 @@ import (
 )
 
 // Systems is every system, weida first (the report's ratios are weida's
-// figure over each other system's).
+// figure over each other system's), raw quic-go with a qlog tracer beside
+// raw quic-go.
 func Systems() []system.System {
-	return []system.System{weidasys.System{}, quicsys.System{}, natssys.System{}, zmqsys.System{}}
+	return []system.System{weidasys.System{}, quicsys.System{}, quicsys.System{Traced: true}, natssys.System{}, zmqsys.System{}}
+}
+
+// SystemRatios are the quotients each section of the run's systems shows
+// beside the glance table's weida-over-each: how much of weida's gap to
+// raw quic-go is quic-go building its qlog events (the only way weida
+// learns its transport receipts) and how much is weida's own.
+func SystemRatios() []harness.Ratio {
+	raw, traced := quicsys.System{}.Name(), quicsys.System{Traced: true}.Name()
+	weida := weidasys.System{}.Name()
+	return []harness.Ratio{{Of: weida, Over: raw}, {Of: weida, Over: traced}, {Of: traced, Over: raw}}
 }
 
 // ByName finds a system by its Name, ignoring case.
@@ -52,23 +63,25 @@ func Queues() []system.QueueSystem {
 		weidasys.Queue{Durability: broker.Memory}, weidasys.Queue{Durability: broker.Written},
 		weidasys.Queue{Durability: broker.Flushed},
 		jetstreamsys.Queue{Storage: jetstreamsys.Memory}, jetstreamsys.Queue{Storage: jetstreamsys.File},
-		jetstreamsys.Queue{Storage: jetstreamsys.FileSyncAlways},
+		jetstreamsys.Queue{Storage: jetstreamsys.FileSyncAlways}, quicsys.Queue{},
 	}
 }
 
 // QueueRatios pairs each weida queue with JetStream at the storage
 // setting that promises the same: memory with memory, Written (the OS has
 // it) with file storage at its default sync interval, Flushed (fsynced
-// before the confirm) with sync_always.
+// before the confirm) with sync_always; and weida Written with the wire's
+// ceiling, quic-go exchange (how close it is to what its wire allows).
 func QueueRatios() []harness.Ratio {
-	pairs := []struct{ weida, jetstream system.QueueSystem }{
+	pairs := []struct{ weida, other system.QueueSystem }{
 		{weidasys.Queue{Durability: broker.Memory}, jetstreamsys.Queue{Storage: jetstreamsys.Memory}},
 		{weidasys.Queue{Durability: broker.Written}, jetstreamsys.Queue{Storage: jetstreamsys.File}},
 		{weidasys.Queue{Durability: broker.Flushed}, jetstreamsys.Queue{Storage: jetstreamsys.FileSyncAlways}},
+		{weidasys.Queue{Durability: broker.Written}, quicsys.Queue{}},
 	}
 	out := make([]harness.Ratio, len(pairs))
 	for i, p := range pairs {
-		out[i] = harness.Ratio{Of: p.weida.Name(), Over: p.jetstream.Name()}
+		out[i] = harness.Ratio{Of: p.weida.Name(), Over: p.other.Name()}
 	}
 	return out
 }

@@ -15,9 +15,9 @@ const bulkReadBuffer = 64 << 10
 
 // StartBulkSink implements system.System: the first unidirectional stream
 // of the first connection is read to its FIN.
-func (System) StartBulkSink(_ context.Context, done func(int64, error)) (system.Server, error) {
+func (sys System) StartBulkSink(_ context.Context, done func(int64, error)) (system.Server, error) {
 	var taken atomic.Bool // only the first connection carries the transfer
-	return listen(func(ctx context.Context, c *quic.Conn) {
+	return sys.listen(func(ctx context.Context, c *quic.Conn) {
 		if !taken.CompareAndSwap(false, true) {
 			return
 		}
@@ -39,8 +39,8 @@ type onlyReader struct{ io.Reader }
 type bulkSender struct{ c *quic.Conn }
 
 // DialBulk implements system.System.
-func (System) DialBulk(ctx context.Context, addr string) (system.BulkSender, error) {
-	c, err := dial(ctx, addr)
+func (sys System) DialBulk(ctx context.Context, addr string) (system.BulkSender, error) {
+	c, err := sys.dial(ctx, addr)
 	if err != nil {
 		return nil, err
 	}

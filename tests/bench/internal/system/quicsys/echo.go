@@ -11,26 +11,33 @@ import (
 
 // StartEcho implements system.System: every bidirectional stream is read
 // to its FIN, answered with its bytes and finished.
-func (System) StartEcho(_ context.Context, maxSize int) (system.Server, error) {
-	return listen(func(ctx context.Context, c *quic.Conn) {
-		buf := make([]byte, maxSize+1)
-		for {
-			s, err := c.AcceptStream(ctx)
-			if err != nil {
-				return
-			}
-			n, err := system.ReadWhole(s, buf)
-			if err == nil {
-				_, err = s.Write(buf[:n])
-			}
-			if err != nil {
-				s.CancelRead(abortCode)
-				s.CancelWrite(abortCode)
-				continue
-			}
-			_ = s.Close()
-		}
+func (sys System) StartEcho(_ context.Context, maxSize int) (system.Server, error) {
+	return sys.listen(func(ctx context.Context, c *quic.Conn) {
+		serveExchanges(ctx, c, maxSize, func(request []byte) []byte { return request })
 	})
+}
+
+// serveExchanges answers c's bidirectional streams one after another, in
+// its accept loop: each is read to its FIN (at most maxSize bytes),
+// answered with reply's bytes for it and finished.
+func serveExchanges(ctx context.Context, c *quic.Conn, maxSize int, reply func(request []byte) []byte) {
+	buf := make([]byte, maxSize+1)
+	for {
+		s, err := c.AcceptStream(ctx)
+		if err != nil {
+			return
+		}
+		n, err := system.ReadWhole(s, buf)
+		if err == nil {
+			_, err = s.Write(reply(buf[:n]))
+		}
+		if err != nil {
+			s.CancelRead(abortCode)
+			s.CancelWrite(abortCode)
+			continue
+		}
+		_ = s.Close()
+	}
 }
 
 // requester is one client connection.
@@ -40,28 +47,17 @@ type requester struct {
 }
 
 // DialEcho implements system.System.
-func (System) DialEcho(ctx context.Context, addr string, maxSize int) (system.Requester, error) {
-	c, err := dial(ctx, addr)
+func (sys System) DialEcho(ctx context.Context, addr string, maxSize int) (system.Requester, error) {
+	c, err := sys.dial(ctx, addr)
 	if err != nil {
 		return nil, err
 	}
 	return &requester{c: c, reply: make([]byte, maxSize+1)}, nil
 }
 
-// Request opens a stream, writes payload, finishes it and reads the reply
-// to its FIN.
+// Request runs one exchange.
 func (r *requester) Request(ctx context.Context, payload []byte) error {
-	s, err := r.c.OpenStreamSync(ctx)
-	if err != nil {
-		return err
-	}
-	if _, err := s.Write(payload); err != nil {
-		return err
-	}
-	if err := s.Close(); err != nil {
-		return err
-	}
-	n, err := system.ReadWhole(s, r.reply)
+	n, err := exchange(ctx, r.c, payload, r.reply)
 	if err != nil {
 		return err
 	}
@@ -72,3 +68,19 @@ func (r *requester) Request(ctx context.Context, payload []byte) error {
 }
 
 func (r *requester) Close() error { return closeConn(r.c) }
+
+// exchange opens a bidirectional stream on c, writes payload, finishes it
+// and reads the reply to its FIN into reply, returning its length.
+func exchange(ctx context.Context, c *quic.Conn, payload, reply []byte) (int, error) {
+	s, err := c.OpenStreamSync(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := s.Write(payload); err != nil {
+		return 0, err
+	}
+	if err := s.Close(); err != nil {
+		return 0, err
+	}
+	return system.ReadWhole(s, reply)
+}

@@ -10,8 +10,8 @@ import (
 
 // StartSink implements system.System: every unidirectional stream is read
 // to its FIN as one message.
-func (System) StartSink(_ context.Context, maxSize int, received func(int, error)) (system.Server, error) {
-	return listen(func(ctx context.Context, c *quic.Conn) {
+func (sys System) StartSink(_ context.Context, maxSize int, received func(int, error)) (system.Server, error) {
+	return sys.listen(func(ctx context.Context, c *quic.Conn) {
 		buf := make([]byte, maxSize+1)
 		for {
 			s, err := c.AcceptUniStream(ctx)
@@ -31,8 +31,8 @@ func (System) StartSink(_ context.Context, maxSize int, received func(int, error
 type sender struct{ c *quic.Conn }
 
 // DialSource implements system.System.
-func (System) DialSource(ctx context.Context, addr string) (system.Sender, error) {
-	c, err := dial(ctx, addr)
+func (sys System) DialSource(ctx context.Context, addr string) (system.Sender, error) {
+	c, err := sys.dial(ctx, addr)
 	if err != nil {
 		return nil, err
 	}

@@ -18,8 +18,8 @@ type publisher struct {
 
 // StartPublisher implements system.System. A subscriber is whoever
 // connects; the server does nothing with a connection but keep it.
-func (System) StartPublisher(_ context.Context, _ int) (system.Publisher, error) {
-	l, err := listen(func(context.Context, *quic.Conn) {})
+func (sys System) StartPublisher(_ context.Context, _ int) (system.Publisher, error) {
+	l, err := sys.listen(func(context.Context, *quic.Conn) {})
 	if err != nil {
 		return nil, err
 	}
@@ -52,10 +52,10 @@ type subscribers struct {
 }
 
 // DialSubscribers implements system.System.
-func (System) DialSubscribers(ctx context.Context, addr string, n, maxSize int, received func(int, []byte)) (io.Closer, error) {
+func (sys System) DialSubscribers(ctx context.Context, addr string, n, maxSize int, received func(int, []byte)) (io.Closer, error) {
 	s := &subscribers{loops: system.NewLoops()}
 	for i := range n {
-		c, err := dial(ctx, addr)
+		c, err := sys.dial(ctx, addr)
 		if err != nil {
 			_ = s.Close()
 			return nil, fmt.Errorf("subscriber %d: %w", i, err)

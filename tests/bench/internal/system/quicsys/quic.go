@@ -5,6 +5,14 @@
 // default limits and the same TLS 1.3 set-up as weida's in-repo baseline
 // (core/internal/rawquic, which another module cannot import), but no
 // framing, HELLO, routing or receipt tracking. It is weida's physical limit.
+//
+// System{Traced: true} is the same with a qlog tracer that records nothing
+// on both ends: weida learns its transport receipts from quic-go's qlog
+// events, and quic-go builds those events for every packet as soon as any
+// tracer is attached, so that column is the limit of a stack that listens
+// to them. Queue is a third reference: the wire a queue exchange uses, one
+// bidirectional stream per message answered with a short confirm, with
+// nothing stored.
 package quicsys
 
 import (
@@ -18,6 +26,7 @@ import (
 	"sync"
 
 	"github.com/quic-go/quic-go"
+	"github.com/quic-go/quic-go/qlogwriter"
 
 	"github.com/weida-go/weida/core/identity"
 	"github.com/weida-go/weida/core/transport"
@@ -26,10 +35,18 @@ import (
 )
 
 // System is raw quic-go.
-type System struct{}
+type System struct {
+	// Traced attaches a qlog tracer that records nothing on both ends.
+	Traced bool
+}
 
-// Name implements system.System.
-func (System) Name() string { return "quic-go" }
+// Name implements system.System: "quic-go", or "quic-go+qlog" traced.
+func (sys System) Name() string {
+	if sys.Traced {
+		return "quic-go+qlog"
+	}
+	return "quic-go"
+}
 
 // alpn is the protocol the baseline negotiates; it is not weida's.
 const alpn = "rawquic-baseline"
@@ -37,8 +54,8 @@ const alpn = "rawquic-baseline"
 // config is the quic.Config weida's transport builds from its default
 // limits (transport.Config.quicConfig): 1 MiB stream and 16 MiB connection
 // windows with initial = max, weida's stream limits and timeouts, and the
-// keep-alive on the dialling side.
-func config(dialling bool) *quic.Config {
+// keep-alive on the dialling side; traced, the no-op qlog tracer.
+func config(dialling, traced bool) *quic.Config {
 	qc := &quic.Config{
 		HandshakeIdleTimeout:           transport.DefaultHandshakeTimeout,
 		MaxIdleTimeout:                 transport.DefaultIdleTimeout,
@@ -52,8 +69,22 @@ func config(dialling bool) *quic.Config {
 	if dialling {
 		qc.KeepAlivePeriod = transport.DefaultKeepAlive
 	}
+	if traced {
+		qc.Tracer = nopTracer
+	}
 	return qc
 }
+
+// nopTracer is a quic.Config Tracer whose recorder ignores every event:
+// quic-go still builds each event for it, which is the cost measured.
+func nopTracer(context.Context, bool, quic.ConnectionID) qlogwriter.Trace { return nopTrace{} }
+
+// nopTrace is both the trace and its only recorder.
+type nopTrace struct{}
+
+func (nopTrace) AddProducer() qlogwriter.Recorder { return nopTrace{} }
+func (nopTrace) RecordEvent(qlogwriter.Event)     {}
+func (nopTrace) Close() error                     { return nil }
 
 // listener accepts connections and runs serve on each in its own goroutine.
 type listener struct {
@@ -69,7 +100,7 @@ type listener struct {
 
 // listen binds 127.0.0.1 on a kernel-chosen port with a fresh certificate
 // naming the loopback addresses, TLS 1.3 only.
-func listen(serve func(ctx context.Context, c *quic.Conn)) (*listener, error) {
+func (sys System) listen(serve func(ctx context.Context, c *quic.Conn)) (*listener, error) {
 	id, err := identity.GenerateFor(identity.LoopbackNames())
 	if err != nil {
 		return nil, err
@@ -81,7 +112,7 @@ func listen(serve func(ctx context.Context, c *quic.Conn)) (*listener, error) {
 	l := &listener{udp: udp, tr: &quic.Transport{Conn: udp}, cert: id.Leaf().Raw, loops: system.NewLoops()}
 	tlsConf := &tls.Config{MinVersion: tls.VersionTLS13, MaxVersion: tls.VersionTLS13,
 		NextProtos: []string{alpn}, Certificates: []tls.Certificate{id.TLSCertificate()}}
-	if l.ln, err = l.tr.Listen(tlsConf, config(false)); err != nil {
+	if l.ln, err = l.tr.Listen(tlsConf, config(false, sys.Traced)); err != nil {
 		_ = l.tr.Close()
 		_ = udp.Close()
 		return nil, fmt.Errorf("quic-go: listening: %w", err)
@@ -126,7 +157,7 @@ func (l *listener) Close() error {
 
 // dial connects to a listener's Addr with its own UDP socket, trusting
 // only the certificate the address carries.
-func dial(ctx context.Context, addr string) (*quic.Conn, error) {
+func (sys System) dial(ctx context.Context, addr string) (*quic.Conn, error) {
 	hostPort, certText, ok := strings.Cut(addr, "|")
 	if !ok {
 		return nil, fmt.Errorf("quic-go: the address %q names no certificate", addr)
@@ -143,7 +174,7 @@ func dial(ctx context.Context, addr string) (*quic.Conn, error) {
 	roots.AddCert(cert)
 	tlsConf := &tls.Config{MinVersion: tls.VersionTLS13, MaxVersion: tls.VersionTLS13,
 		NextProtos: []string{alpn}, RootCAs: roots, ServerName: "127.0.0.1"}
-	c, err := quic.DialAddr(ctx, hostPort, tlsConf, config(true))
+	c, err := quic.DialAddr(ctx, hostPort, tlsConf, config(true, sys.Traced))
 	if err != nil {
 		return nil, fmt.Errorf("quic-go: dialling %s: %w", hostPort, err)
 	}
