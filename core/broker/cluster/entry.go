@@ -121,6 +121,17 @@ func DecodeEntry(data []byte) (*Entry, error) {
 	return &e, nil
 }
 
+// peekKind reads an encoded entry's kind without decoding it: in the
+// canonical form Encode writes, an entry is a map whose first key is 0,
+// the kind, a small uint. Anything else is not known here (DecodeEntry
+// judges it).
+func peekKind(data []byte) (EntryKind, bool) {
+	if len(data) < 3 || data[0] < 0xa1 || data[0] > 0xb7 || data[1] != 0x00 || data[2] > 0x17 {
+		return 0, false
+	}
+	return EntryKind(data[2]), true
+}
+
 // check enforces each kind's fields and bounds.
 func (e *Entry) check() error {
 	if e.Batch != nil && e.Kind != EntryBatch {

@@ -52,6 +52,23 @@ func TestEntryGoldenVectors(t *testing.T) {
 	}
 }
 
+// TestPeekKindAgreesWithDecode: on every golden vector the peeked kind is
+// the decoded one, and bytes that are not a canonical entry are not known.
+func TestPeekKindAgreesWithDecode(t *testing.T) {
+	for _, v := range entryVectors {
+		raw, _ := hex.DecodeString(v.hex)
+		if k, ok := peekKind(raw); !ok || k != v.entry.Kind {
+			t.Errorf("%s: peeked kind %d (%v), want %d", v.name, k, ok, v.entry.Kind)
+		}
+	}
+	for _, h := range []string{"", "a0", "a1" + "01" + "01", "a1" + "00" + "18" + "20", "83010203", "bf" + "0001" + "ff"} {
+		raw, _ := hex.DecodeString(h)
+		if k, ok := peekKind(raw); ok {
+			t.Errorf("%q: peeked kind %d, want unknown", h, k)
+		}
+	}
+}
+
 func TestDecodeEntryRefuses(t *testing.T) {
 	admit := "a5" + "0001" + "015820" + strings.Repeat("ab", 32) + "0202" + "036174" + "07426869"
 	cases := []struct{ name, hex, want string }{
@@ -145,6 +162,9 @@ func FuzzDecodeEntry(f *testing.F) {
 		e, err := DecodeEntry(data)
 		if err != nil {
 			return
+		}
+		if k, ok := peekKind(data); ok && k != e.Kind {
+			t.Fatalf("peeked kind %d, decoded %d", k, e.Kind)
 		}
 		again, err := e.Encode()
 		if err != nil {

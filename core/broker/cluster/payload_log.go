@@ -57,6 +57,9 @@ func streamedAdmit(l *raft.Log) (digest [32]byte, length uint64, ok bool) {
 	if l.Type != raft.LogCommand {
 		return digest, 0, false
 	}
+	if k, known := peekKind(l.Data); known && k != EntryAdmit {
+		return digest, 0, false // not decoded twice (the FSM decodes it)
+	}
 	e, err := DecodeEntry(l.Data)
 	if err != nil || e.Kind != EntryAdmit || e.Length <= MaxInlineBody {
 		return digest, 0, false
