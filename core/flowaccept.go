@@ -61,6 +61,7 @@ func (r *acceptorRoute) next(ctx context.Context) (Incoming, error) {
 	case f := <-r.flows:
 		return newIncomingFlow(f), nil
 	case it := <-r.items:
+		r.took()
 		return wrapInbound(it), nil
 	case <-r.done:
 		return nil, errs.New(errs.KindCanceled, "the endpoint was closed")

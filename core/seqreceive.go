@@ -35,9 +35,9 @@ func (it inbound) meta() IncomingMeta {
 // of a connection that agreed on core, goes straight to the queue: a
 // receiver that did not agree on sequencing ignores DATA key 6.
 //
-// It runs on the stream's own goroutine, which parks in enqueue, so the
-// frames on this path are kept small: a deep stack here is a stack copy
-// per transfer.
+// It runs on the connection's accept goroutine, which a route other than
+// a queue may still hold in enqueue, so the frames on this path are kept
+// small: a deep stack here is a stack copy per transfer.
 func (rt *Runtime) deliverData(r route, in *transport.InStream) {
 	if rc := rt.seqReceiverOf(in); rc != nil {
 		rc.deliver(r, in)

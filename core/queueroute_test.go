@@ -1,0 +1,128 @@
+package weida
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// queueTestCtx bounds a test's waits, so a call that blocks fails the test
+// instead of hanging it.
+func queueTestCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// realInbound pushes n small messages to a puller and takes them off its
+// queue unread: real one-way transfers, each pinning a stream of the
+// pusher's budget, to hand to another queue.
+func realInbound(t *testing.T, n int) []inbound {
+	t.Helper()
+	ctx := queueTestCtx(t)
+	server, err := NewRuntime(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(server.Shutdown)
+	pull, err := server.Listener().Puller("/jobs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := GenerateIdentity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := server.Listener().BindQUIC("127.0.0.1:0", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := NewRuntime(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.Shutdown)
+	push := client.Pusher(TrustByAddress())
+	if err := push.Connect(ctx, b.URL("/jobs")); err != nil {
+		t.Fatal(err)
+	}
+	items := make([]inbound, n)
+	for i := range items {
+		if err := push.Send(ctx, []byte{byte(i)}); err != nil {
+			t.Fatal(err)
+		}
+		if items[i], err = pull.q.next(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return items
+}
+
+// enqueueAll enqueues items on another goroutine and fails the test if
+// that does not finish: a full queue must take what arrives without
+// holding the caller (the accept goroutine) until there is room.
+func enqueueAll(t *testing.T, q *queueRoute, items []inbound) {
+	t.Helper()
+	done := make(chan bool, 1)
+	go func() {
+		all := true
+		for _, it := range items {
+			all = q.enqueue(it) && all
+		}
+		done <- all
+	}()
+	select {
+	case all := <-done:
+		if !all {
+			t.Fatal("an open queue did not take an item")
+		}
+	case <-queueTestCtx(t).Done():
+		t.Fatal("enqueue blocked at a full queue")
+	}
+}
+
+func TestAFullQueueParksInArrivalOrder(t *testing.T) {
+	const depth, n = 2, 6
+	items := realInbound(t, n)
+	q := newQueueRoute(depth, true, false)
+	enqueueAll(t, q, items)
+	if got := q.nParked.Load(); got != n-depth {
+		t.Fatalf("%d items parked, want %d beyond the queue's depth", got, n-depth)
+	}
+	ctx := queueTestCtx(t)
+	for i, want := range items {
+		it, err := q.next(ctx)
+		if err != nil {
+			t.Fatalf("next %d: %v", i, err)
+		}
+		if it.data != want.data {
+			t.Fatalf("item %d came out of order", i)
+		}
+		body, ok := it.data.AppendWhole(nil, 64)
+		if !ok || len(body) != 1 || body[0] != byte(i) {
+			t.Fatalf("item %d: payload %v (whole %v), want [%d]", i, body, ok, i)
+		}
+	}
+	if got := q.nParked.Load(); got != 0 {
+		t.Fatalf("%d items still parked after every one was taken", got)
+	}
+}
+
+func TestClosingAQueueRefusesWhatIsParked(t *testing.T) {
+	items := realInbound(t, 3)
+	q := newQueueRoute(1, true, false)
+	enqueueAll(t, q, items)
+	q.close()
+	for i, it := range items {
+		// A refused transfer hands out nothing more: its read fails.
+		if _, err := it.data.Read(make([]byte, 8)); err == nil {
+			t.Fatalf("item %d could still be read after the queue closed", i)
+		}
+	}
+	if q.enqueue(items[0]) {
+		t.Fatal("a closed queue took an item")
+	}
+	if _, err := q.next(queueTestCtx(t)); err == nil {
+		t.Fatal("next on a closed queue returned an item")
+	}
+}
