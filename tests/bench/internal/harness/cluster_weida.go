@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -264,8 +265,10 @@ func (p *replicatedProducer) Publish(ctx context.Context, payload []byte) error 
 }
 
 // PublishAsync runs the exchange on a goroutine of its own: exchanges may
-// run concurrently, each on its own stream.
+// run concurrently, each on its own stream. The goroutine sends a copy:
+// the caller's buffer is its own again on return.
 func (p *replicatedProducer) PublishAsync(ctx context.Context, payload []byte) error {
+	payload = bytes.Clone(payload)
 	p.wg.Go(func() { p.confirmed(p.Publish(ctx, payload)) })
 	return nil
 }

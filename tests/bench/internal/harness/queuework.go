@@ -14,29 +14,24 @@ import (
 // payloads hands out distinct messages: each carries its sequence number
 // in its first 8 bytes, so a content-addressed store cannot deduplicate
 // them (identical bodies would measure its dedup path, not its writes) and
-// a consumer can tell them apart. The buffers form a ring one longer than
-// the most messages in flight, so a buffer comes round again only after
-// the message that last used it was confirmed.
+// a consumer can tell them apart. One buffer serves them all: Publish is
+// done with it on return, and so is PublishAsync (system.Producer), since
+// confirms come in any order and a ring of buffers one longer than the
+// window would still hand a buffer out again while an early message that
+// last used it is in flight.
 type payloads struct {
-	ring [][]byte
+	buf  []byte
 	next uint64 // the next message's sequence number
 }
 
-func newPayloads(size, inFlight int) *payloads {
-	p := &payloads{ring: make([][]byte, inFlight+1)}
-	for i := range p.ring {
-		p.ring[i] = make([]byte, size)
-	}
-	return p
-}
+func newPayloads(size int) *payloads { return &payloads{buf: make([]byte, size)} }
 
 // take returns the next message and its sequence number.
 func (p *payloads) take() ([]byte, uint64) {
 	seq := p.next
 	p.next++
-	b := p.ring[seq%uint64(len(p.ring))]
-	binary.LittleEndian.PutUint64(b, seq)
-	return b, seq
+	binary.LittleEndian.PutUint64(p.buf, seq)
+	return p.buf, seq
 }
 
 // cpuSince is this process's CPU time since cpu0 per message, in µs:
@@ -62,7 +57,7 @@ func openConfirmSequential(ctx context.Context, q system.QueueSystem, addr strin
 	if err != nil {
 		return nil, err
 	}
-	w := &confirmSequential{producer: prod, payloads: newPayloads(p.QueueSize, 1), plan: p}
+	w := &confirmSequential{producer: prod, payloads: newPayloads(p.QueueSize), plan: p}
 	for range queueWarmup {
 		if err := w.publish(ctx); err != nil {
 			_ = prod.Close()
@@ -120,7 +115,7 @@ type confirmWindowed struct {
 }
 
 func openConfirmWindowed(ctx context.Context, q system.QueueSystem, addr string, p Plan) (queueWork, error) {
-	w := &confirmWindowed{payloads: newPayloads(p.QueueSize, p.QueueWindow), plan: p, slots: make(chan struct{}, p.QueueWindow)}
+	w := &confirmWindowed{payloads: newPayloads(p.QueueSize), plan: p, slots: make(chan struct{}, p.QueueWindow)}
 	prod, err := q.DialProducer(ctx, addr, w.confirmed)
 	if err != nil {
 		return nil, err
@@ -219,7 +214,7 @@ type arrival struct {
 }
 
 func openProduceToConsume(ctx context.Context, q system.QueueSystem, addr string, p Plan) (queueWork, error) {
-	w := &produceToConsume{payloads: newPayloads(p.QueueSize, 1), plan: p, arrived: make(chan arrival, 64)}
+	w := &produceToConsume{payloads: newPayloads(p.QueueSize), plan: p, arrived: make(chan arrival, 64)}
 	cons, err := q.DialConsumer(ctx, addr, p.QueueSize, w.received)
 	if err != nil {
 		return nil, err

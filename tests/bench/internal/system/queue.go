@@ -37,7 +37,9 @@ type Producer interface {
 	Publish(ctx context.Context, payload []byte) error
 	// PublishAsync sends payload and returns without waiting for the
 	// confirm, which goes to the confirmed function given at dial; the
-	// caller bounds how many are in flight.
+	// caller bounds how many are in flight, and may reuse payload as soon
+	// as PublishAsync returns (confirms come in any order, so the caller
+	// cannot tell when a given message's is in).
 	PublishAsync(ctx context.Context, payload []byte) error
 	io.Closer
 }

@@ -7,14 +7,15 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/weida-go/weida/tests/bench/internal/harness"
 	"github.com/weida-go/weida/tests/bench/internal/system"
 	"github.com/weida-go/weida/tests/bench/internal/system/all"
 )
 
-// eachQueue runs test on every queue stack that can run here, on a fresh
-// queue storing under a test directory.
+// eachQueue runs test on every queue stack that can run here, the
+// replicated ones too, on a fresh queue storing under a test directory.
 func eachQueue(t *testing.T, test func(t *testing.T, ctx context.Context, q system.QueueSystem, addr string)) {
-	for _, q := range all.Queues() {
+	for _, q := range append(all.Queues(), harness.ClusterQueues()...) {
 		t.Run(q.Name(), func(t *testing.T) {
 			if why := q.Available(); why != "" {
 				t.Skip(why)
@@ -51,11 +52,16 @@ func TestQueueConfirmsEveryPublishAndTheConsumerTakesEachOnce(t *testing.T) {
 				t.Fatalf("publishing %d: %v", i, err)
 			}
 		}
+		// One buffer for every asynchronous publish, rewritten as soon as
+		// PublishAsync returns: the payload is the caller's again by then.
+		reused := make([]byte, 64)
 		for i := range async {
-			if err := prod.PublishAsync(ctx, numbered(sequential+i)); err != nil {
+			copy(reused, numbered(sequential+i))
+			if err := prod.PublishAsync(ctx, reused); err != nil {
 				t.Fatalf("publishing %d asynchronously: %v", sequential+i, err)
 			}
 		}
+		clear(reused)
 		for i := range async {
 			select {
 			case err := <-confirms:

@@ -8,6 +8,7 @@
 package jetstreamsys
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -143,8 +144,11 @@ func (p *producer) Publish(ctx context.Context, payload []byte) error {
 	return err
 }
 
+// PublishAsync hands JetStream a copy: its future keeps the message to
+// send again should the stream not answer, after the caller reused the
+// buffer (as weida's producer copies for its goroutine).
 func (p *producer) PublishAsync(_ context.Context, payload []byte) error {
-	_, err := p.js.PublishAsync(subject, payload)
+	_, err := p.js.PublishAsync(subject, bytes.Clone(payload))
 	return err
 }
 

@@ -75,8 +75,10 @@ func (p *exchangeProducer) Publish(ctx context.Context, payload []byte) error {
 }
 
 // PublishAsync runs the exchange on a goroutine of its own, as weida's
-// producer does: exchanges run concurrently, each on its own stream.
+// producer does: exchanges run concurrently, each on its own stream, each
+// sending a copy (the caller's buffer is its own again on return).
 func (p *exchangeProducer) PublishAsync(ctx context.Context, payload []byte) error {
+	payload = bytes.Clone(payload)
 	go func() { p.confirmed(p.Publish(ctx, payload)) }()
 	return nil
 }

@@ -1,6 +1,7 @@
 package weidasys
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -50,8 +51,10 @@ func (p *producer) Publish(ctx context.Context, payload []byte) error {
 }
 
 // PublishAsync runs the exchange on a goroutine of its own: exchanges may
-// run concurrently, each on its own stream.
+// run concurrently, each on its own stream. The goroutine sends a copy:
+// the caller's buffer is its own again on return.
 func (p *producer) PublishAsync(ctx context.Context, payload []byte) error {
+	payload = bytes.Clone(payload)
 	go func() { p.confirmed(p.Publish(ctx, payload)) }()
 	return nil
 }
