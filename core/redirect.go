@@ -138,6 +138,17 @@ func (d *dialer) leadsNow(ctx context.Context, s *slot, c *transport.Conn) bool 
 	return leads
 }
 
+// noLeaderFound says why a search for the leader ended at its deadline.
+// When the members reached said they know no leader, the cluster lacks a
+// quorum (docs/CLUSTER.md §3: "no quorum"); otherwise the members could not be
+// reached or their leader could not.
+func noLeaderFound(last error) string {
+	if nl := notLeaderOf(last); errors.Is(last, errNoLeader) || nl != nil && nl.Leader == "" {
+		return "no quorum: no member leads the queue, and none did before the deadline (last: " + last.Error() + ")"
+	}
+	return "no leader of the queue was found before the deadline (last: " + last.Error() + ")"
+}
+
 // backOff waits the redial delay of the operation's next attempt. Past
 // ctx's deadline or rd's it is Expired, carrying last; a canceled ctx is
 // Canceled.
@@ -151,8 +162,7 @@ func (d *dialer) backOff(ctx context.Context, rd *redirects, last error) error {
 		expiry = t.C
 	}
 	expired := func() error {
-		return &errs.Error{Kind: errs.KindExpired, Err: last,
-			Msg: "no leader of the queue was found before the deadline (last: " + last.Error() + ")"}
+		return &errs.Error{Kind: errs.KindExpired, Err: last, Msg: noLeaderFound(last)}
 	}
 	select {
 	case <-timer.C:

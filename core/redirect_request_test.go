@@ -110,6 +110,11 @@ func TestRequestWithoutALeaderExpiresAtTheDeadline(t *testing.T) {
 	if !errors.Is(err, weida.ErrExpired) || a.asked.Load() == 0 {
 		t.Fatalf("request: %v after %d queries, want Expired after asking", err, a.asked.Load())
 	}
+	// The member said it knows no leader: the cluster has no quorum, and
+	// the error says so (docs/CLUSTER.md §3).
+	if !strings.Contains(err.Error(), "no quorum") {
+		t.Fatalf("request: %v, want the reason to say no quorum", err)
+	}
 }
 
 func TestStreamedRequestSurfacesTheLeader(t *testing.T) {
