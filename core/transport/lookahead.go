@@ -26,8 +26,13 @@ import (
 // transfer waiting in an endpoint queue holds its lookahead (at most
 // lookaheadLen bytes) until it is read.
 
-// lookaheadLen is what the one read asks for: a small message whole.
-const lookaheadLen = 2048
+// lookaheadLen is what the one read asks for: a small message whole. The
+// buffer and its bookkeeping fill the 2 KiB size class exactly.
+const lookaheadLen = 2048 - 32
+
+// inlineWhole is the room an InStream keeps for a whole small payload
+// (attach), sized so the InStream stays within its allocation size class.
+const inlineWhole = 88
 
 // lookahead holds a stream's first read. buf[off:end] are payload bytes not
 // handed out yet, and err is what the read returned after them (io.EOF for
@@ -132,8 +137,11 @@ func (c *Conn) readLongHead(r io.Reader, p wire.Preamble, got []byte, readErr er
 	return p, hdr, nil, nil
 }
 
-// attach makes la the lookahead of i once its header was decoded, or
-// releases it when it holds nothing.
+// attach makes what la holds past the header the lookahead of i once its
+// header was decoded, or releases la when it holds nothing. A whole payload
+// small enough for i's inline room is copied there and la released at
+// once: a transfer waiting in a queue then pins no pooled buffer, and the
+// buffer goes back to the pool hot, on the goroutine that read it.
 func (i *InStream) attach(la *lookahead) {
 	if la == nil {
 		return
@@ -142,17 +150,34 @@ func (i *InStream) attach(la *lookahead) {
 		la.release()
 		return
 	}
-	i.ahead = la
+	rest := la.buf[la.off:la.end]
+	if la.err == io.EOF && len(rest) <= len(i.inline) {
+		i.ahead, i.aheadErr = i.inline[:copy(i.inline[:], rest)], io.EOF
+		la.release()
+		return
+	}
+	i.ahead, i.aheadErr, i.aheadBuf = rest, la.err, la
 }
 
-// readAhead hands out lookahead bytes, then the read's end, and releases the
-// buffer once it is drained.
-func (i *InStream) readAhead(la *lookahead, p []byte) (int, error) {
-	n, drained, err := la.take(p)
-	if !drained {
+// dropAhead forgets the lookahead and gives back the buffer it was in.
+func (i *InStream) dropAhead() {
+	if la := i.aheadBuf; la != nil {
+		i.aheadBuf = nil
+		la.release()
+	}
+	i.ahead, i.aheadErr = nil, nil
+}
+
+// readAhead hands out lookahead bytes, then the read's end, and drops the
+// lookahead once it is drained.
+func (i *InStream) readAhead(p []byte) (int, error) {
+	n := copy(p, i.ahead)
+	if n < len(i.ahead) {
+		i.ahead = i.ahead[n:]
 		return n, nil
 	}
-	i.ahead = nil
+	err := i.aheadErr
+	i.dropAhead()
 	if err == io.EOF {
 		i.eof.Store(true)
 	}

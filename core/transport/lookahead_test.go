@@ -72,6 +72,8 @@ func TestReadAheadDeliversThePayload(t *testing.T) {
 		payload []byte
 	}{
 		{"no payload", dataFrame(wire.Data{Endpoint: wire.Some("/t")}), nil},
+		{"a payload that fits the inline room", dataFrame(wire.Data{Endpoint: wire.Some("/t")}), bytes.Repeat([]byte("i"), inlineWhole)},
+		{"a payload just above the inline room", dataFrame(wire.Data{Endpoint: wire.Some("/t")}), bytes.Repeat([]byte("j"), inlineWhole+1)},
 		{"a payload within the first read", dataFrame(wire.Data{Endpoint: wire.Some("/t")}), bytes.Repeat([]byte("a"), 1000)},
 		{"a payload beyond the first read", dataFrame(wire.Data{Endpoint: wire.Some("/t")}), bytes.Repeat([]byte("b"), 3*lookaheadLen)},
 		{"a header beyond the first read", longHeader(3000), []byte("after a long header")},
@@ -91,6 +93,36 @@ func TestReadAheadDeliversThePayload(t *testing.T) {
 				t.Fatal("AtEOF is false after the payload's end")
 			}
 		})
+	}
+}
+
+// A small whole payload is copied out of the pooled read buffer when its
+// header is decoded, so a transfer waiting to be read pins no 2 KiB buffer,
+// and it still reads out exactly, in pieces as well as whole.
+func TestReadAheadSmallWholePayloadHoldsNoBuffer(t *testing.T) {
+	s := startServer(t, NewConfig())
+	qc := negotiatedRaw(t, s)
+	payload := []byte("a small payload, read seven bytes at a time")
+	rawBidi(t, qc, append(dataFrame(wire.Data{Endpoint: wire.Some("/t")}), payload...))
+	ex := nextExchange(t, s)
+	defer ex.ReplyError(wire.ErrorNoReply)
+	if ex.In.aheadBuf != nil {
+		t.Fatal("a whole payload of a few bytes still holds its pooled read buffer")
+	}
+	var got []byte
+	buf := make([]byte, 7)
+	for {
+		n, err := ex.In.Read(buf)
+		got = append(got, buf[:n]...)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("read: %v", err)
+		}
+	}
+	if !bytes.Equal(got, payload) || !ex.In.AtEOF() {
+		t.Fatalf("read %q (at EOF: %v), want %q", got, ex.In.AtEOF(), payload)
 	}
 }
 

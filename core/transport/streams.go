@@ -267,8 +267,15 @@ type InStream struct {
 	c      *Conn
 	s      recvHalf
 	Header wire.Data
-	ahead  *lookahead  // payload read with the header, handed out first (lookahead.go)
-	eof    atomic.Bool // Refuse may run beside a Read (a ctx ending mid-read)
+	// ahead is the payload read with the header, handed out first, then
+	// aheadErr, what that read returned after it (io.EOF for the FIN); nil
+	// once drained. Its bytes are in aheadBuf, the pooled read buffer, or
+	// in inline for a small whole payload (lookahead.go).
+	ahead    []byte
+	aheadErr error
+	aheadBuf *lookahead
+	inline   [inlineWhole]byte
+	eof      atomic.Bool // Refuse may run beside a Read (a ctx ending mid-read)
 	// refused is set by Refuse: the lookahead is then no longer handed
 	// out, as quic-go hands out nothing buffered once a read is canceled.
 	refused atomic.Bool
@@ -298,13 +305,12 @@ func newInStream(c *Conn, s recvHalf, h wire.Data) *InStream {
 // Read reads payload; io.EOF marks the FIN. A reset surfaces as a typed
 // error (Canceled for CANCELED), never as EOF.
 func (i *InStream) Read(p []byte) (int, error) {
-	if la := i.ahead; la != nil {
+	if i.ahead != nil {
 		if i.refused.Load() {
-			i.ahead = nil
-			la.release()
+			i.dropAhead()
 			return 0, errs.New(errs.KindCanceled, "the read was canceled locally")
 		}
-		return i.readAhead(la, p)
+		return i.readAhead(p)
 	}
 	n, err := i.s.Read(p)
 	if err == io.EOF {
@@ -324,7 +330,7 @@ func (i *InStream) TakeWhole(maxBytes int64) ([]byte, bool) {
 	if !i.whole(maxBytes) {
 		return nil, false
 	}
-	return i.AppendWhole(make([]byte, 0, i.ahead.end-i.ahead.off), maxBytes)
+	return i.AppendWhole(make([]byte, 0, len(i.ahead)), maxBytes)
 }
 
 // AppendWhole is TakeWhole appending the payload to dst, the caller's
@@ -333,10 +339,8 @@ func (i *InStream) AppendWhole(dst []byte, maxBytes int64) ([]byte, bool) {
 	if !i.whole(maxBytes) {
 		return nil, false
 	}
-	la := i.ahead
-	body := append(dst, la.buf[la.off:la.end]...)
-	i.ahead = nil
-	la.release()
+	body := append(dst, i.ahead...)
+	i.dropAhead()
 	i.eof.Store(true)
 	i.ended()
 	return body, true
@@ -345,8 +349,7 @@ func (i *InStream) AppendWhole(dst []byte, maxBytes int64) ([]byte, bool) {
 // whole reports whether the lookahead holds the whole payload, at most
 // maxBytes, and the FIN.
 func (i *InStream) whole(maxBytes int64) bool {
-	la := i.ahead
-	return la != nil && la.err == io.EOF && int64(la.end-la.off) <= maxBytes && !i.refused.Load()
+	return i.ahead != nil && i.aheadErr == io.EOF && int64(len(i.ahead)) <= maxBytes && !i.refused.Load()
 }
 
 // Refuse stops the sender: STOP_SENDING(code), e.g. REJECTED or
