@@ -236,23 +236,34 @@ func (p *payloads) quarantineDir() string { return filepath.Join(filepath.Dir(p.
 
 // setAside drops the quarantined message's reference to the payload of d
 // and, when it was the last, moves the file out of the content-addressed
-// store to quarantine/<sha256-hex>.<seq> for an operator. Either way the
-// payload is marked gone: a later Admit of the same body writes a sound file
-// rather than dedup against this one, which would be certified and then
+// store to quarantine/<sha256-hex>.<seq> for an operator, once settled
+// (which makes every queue's settlements durable: a message settled with
+// the same body could come back after a crash). Either way the payload is
+// marked gone: a later Admit of the same body writes a sound file rather
+// than dedup against this one, which would be certified and then
 // quarantined in its turn. Other messages naming the body (dedup, in any
 // queue) keep the file: each is judged by its own read, so a quarantine
 // that was transient or wrong costs only its own message, and a restart
-// does not find their payload missing. A payload already gone is nothing to
-// move.
-func (p *payloads) setAside(d [32]byte, seq uint64) error {
+// does not find their payload missing. A payload already gone is nothing
+// to move.
+func (p *payloads) setAside(d [32]byte, seq uint64, settled func() error) error {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if ref := p.refs[d]; ref != nil {
+	ref := p.refs[d]
+	if ref != nil {
 		ref.count = max(ref.count-1, 0)
 		ref.gone, ref.synced = true, false
-		if ref.count > 0 {
-			return nil
-		}
+	}
+	p.mu.Unlock()
+	if ref != nil && ref.count > 0 {
+		return nil
+	}
+	if err := settled(); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if now := p.refs[d]; now != ref || ref != nil && (ref.count > 0 || !ref.gone) {
+		return nil // admitted again meanwhile (a fresh file), or already removed
 	}
 	dir := p.quarantineDir()
 	if err := p.fs.MkdirAll(dir, 0o700); err != nil {

@@ -122,11 +122,16 @@ func (q *Queue) Admit(b *Body, m Meta) (Message, error) {
 	return msg, nil
 }
 
-// dropPayload undoes adopt for a message that was never recorded: no record
-// names it, so the file may go at once. An inline body has nothing to undo.
+// dropPayload undoes adopt for a message that was never recorded. Its
+// file goes with the next batch of freed payloads, not at once: an earlier
+// message with the same body may have been settled without its SETTLE
+// being durable yet. An inline body has nothing to undo.
 func (q *Queue) dropPayload(m *Message) {
 	if !m.isInline() && q.s.payloads.release(m.Digest) {
-		q.s.payloads.removeUnreferenced([][32]byte{m.Digest})
+		q.mu.Lock()
+		q.freed = append(q.freed, m.Digest)
+		q.freedBytes += m.BodyLen
+		q.mu.Unlock()
 	}
 }
 

@@ -278,6 +278,26 @@ func (s *Store) park(id string, rq *recovered, closeErr error) {
 	s.recovered[id] = rq
 }
 
+// syncSettlements makes the settlements of every open queue durable. It
+// comes before a payload no live message names is deleted or set aside:
+// its references are counted across queues, so an earlier SETTLE of the
+// same body, in this queue or another, may still be only in memory, and a
+// crash that undid it would bring back a message without its body.
+func (s *Store) syncSettlements() error {
+	s.mu.Lock()
+	queues := make([]*Queue, 0, len(s.open))
+	for _, q := range s.open {
+		queues = append(queues, q)
+	}
+	s.mu.Unlock()
+	for _, q := range queues {
+		if err := q.syncSettlements(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Close closes every queue still open and releases the directory lock.
 func (s *Store) Close() error {
 	s.mu.Lock()

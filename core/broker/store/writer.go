@@ -1,6 +1,9 @@
 package store
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Settlements, attempts, purges and payload removal are the queue's
 // housekeeping, and none of it may hold up an admission or a delivery
@@ -17,8 +20,10 @@ import "fmt"
 // it; the batch is appended under q.mu, like every ADMIT, so a segment roll
 // is always named after the next ADMIT's seq; a cell's low-water mark is
 // computed after the batch that settled the messages below it was
-// appended; and a freed payload is removed only after a journal fsync
-// covering its SETTLE.
+// appended; and a freed payload is removed (or a quarantined one set
+// aside) only after every open queue's settlements were fsynced: the
+// message that let go of a shared body last is not the only one whose
+// SETTLE a crash could undo (Store.syncSettlements).
 const (
 	// freeBatch and freeBatchBytes: freed payloads are removed in batches,
 	// each after one journal fsync.
@@ -169,16 +174,31 @@ func (q *Queue) writeCell(c checkpoint) error {
 	return nil
 }
 
-// removeFreed syncs the journal (so the SETTLEs are durable) and then
-// removes the payloads that are still unreferenced.
+// removeFreed makes every queue's settlements durable and then removes the
+// payloads that are still unreferenced.
 func (q *Queue) removeFreed(ds [][32]byte) error {
 	if len(ds) == 0 {
 		return nil
 	}
-	if err := q.j.syncTo(q.j.end()); err != nil {
+	if err := q.s.syncSettlements(); err != nil {
 		return err
 	}
 	return q.s.payloads.removeUnreferenced(ds)
+}
+
+// syncSettlements writes what Settle and Attempt queued and fsyncs the
+// journal. A closed queue has nothing to do: Close synced what it wrote.
+func (q *Queue) syncSettlements() error {
+	q.mu.Lock()
+	err := q.flushLocked()
+	q.mu.Unlock()
+	if err == nil {
+		err = q.j.syncTo(q.j.end())
+	}
+	if errors.Is(err, errClosed) {
+		return nil
+	}
+	return err
 }
 
 // Close stops the writer, writes what is pending, syncs the journal,
