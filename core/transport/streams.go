@@ -99,21 +99,25 @@ func (o *OutStream) setFrame(buf []byte) error {
 
 // Write writes payload bytes; errors are typed (refusal, ConnectionLost, Canceled).
 func (o *OutStream) Write(p []byte) (int, error) {
-	if hdr := o.pending; hdr != nil {
-		o.pending = nil
-		if len(p) <= coalesceMax {
-			bp := coalesceBuffers.Get().(*[]byte)
-			buf := append(append((*bp)[:0], hdr...), p...)
-			n, err := o.write(buf)
-			*bp = buf
-			coalesceBuffers.Put(bp)
-			return max(n-len(hdr), 0), err
-		}
-		if _, err := o.write(hdr); err != nil {
-			return 0, err
-		}
+	hdr := o.pending
+	if hdr == nil {
+		return o.write(p)
 	}
-	return o.write(p)
+	// The header leaves with the first payload bytes, up to coalesceMax of
+	// them: a header written alone could go out in a packet of its own.
+	o.pending = nil
+	first := p[:min(len(p), coalesceMax)]
+	bp := coalesceBuffers.Get().(*[]byte)
+	buf := append(append((*bp)[:0], hdr...), first...)
+	n, err := o.write(buf)
+	*bp = buf
+	coalesceBuffers.Put(bp)
+	n = max(n-len(hdr), 0)
+	if err != nil || len(first) == len(p) {
+		return n, err
+	}
+	m, err := o.write(p[len(first):])
+	return n + m, err
 }
 
 func (o *OutStream) write(p []byte) (int, error) {
