@@ -18,6 +18,13 @@ func queueTestCtx(t *testing.T) context.Context {
 // queue unread: real one-way transfers, each pinning a stream of the
 // pusher's budget, to hand to another queue.
 func realInbound(t *testing.T, n int) []inbound {
+	items, _ := realInboundFrom(t, n)
+	return items
+}
+
+// realInboundFrom is realInbound that also returns the pushing runtime, so
+// a test can end the connection the items came over.
+func realInboundFrom(t *testing.T, n int) ([]inbound, *Runtime) {
 	t.Helper()
 	ctx := queueTestCtx(t)
 	server, err := NewRuntime(Config{})
@@ -55,7 +62,7 @@ func realInbound(t *testing.T, n int) []inbound {
 			t.Fatal(err)
 		}
 	}
-	return items
+	return items, client
 }
 
 // enqueueAll enqueues items on another goroutine and fails the test if
@@ -124,5 +131,30 @@ func TestClosingAQueueRefusesWhatIsParked(t *testing.T) {
 	}
 	if _, err := q.next(queueTestCtx(t)); err == nil {
 		t.Fatal("next on a closed queue returned an item")
+	}
+}
+
+// What a connection parked goes when the connection ends, though nobody
+// reads the queue: its peer gets a fresh stream budget on its next
+// connection, so parked streams must not outlive theirs.
+func TestAConnectionsEndDropsWhatItParked(t *testing.T) {
+	items, client := realInboundFrom(t, 5)
+	q := newQueueRoute(1, true, false)
+	swept := make(chan struct{}, 1)
+	q.onSwept = func() { swept <- struct{}{} }
+	enqueueAll(t, q, items)
+	client.Shutdown()
+	select {
+	case <-swept:
+	case <-queueTestCtx(t).Done():
+		t.Fatal("the connection's end swept nothing")
+	}
+	if got := q.nParked.Load(); got != 0 {
+		t.Fatalf("%d items still parked after their connection ended", got)
+	}
+	for i, it := range items[1:] {
+		if _, err := it.data.Read(make([]byte, 8)); err == nil {
+			t.Fatalf("parked item %d could still be read after the sweep", i+1)
+		}
 	}
 }

@@ -50,6 +50,8 @@ type Conn struct {
 	closeOnce    sync.Once
 	toldHandler  sync.Once // Handler.Closed runs once, after closeOnce
 	done         chan struct{}
+	ended        context.Context // canceled when done closes (AfterEnd)
+	endedCancel  context.CancelFunc
 	err          *errs.Error // why the connection ended; set before done closes
 	wg           sync.WaitGroup
 	workers      workerPool // local: goroutines serving inbound streams (workers.go)
@@ -60,7 +62,7 @@ type Conn struct {
 // newLocalConn wraps a local link; path is the dialled path (empty when
 // accepted). Its receipts never see a qlog event: they resolve at Finish.
 func newLocalConn(l localLink, cfg Config, dialling bool, path string, h Handler) *Conn {
-	return &Conn{
+	c := &Conn{
 		local: l, cfg: cfg, dialling: dialling, path: path, handler: h,
 		receipts:   newReceiptTracker(dialling),
 		workers:    workerPool{handoff: make(chan localStream, maxIdleWorkers)},
@@ -68,6 +70,8 @@ func newLocalConn(l localLink, cfg Config, dialling bool, path string, h Handler
 		done:       make(chan struct{}),
 		reports:    cursor.NewRegistry[ReportSink](0),
 	}
+	c.ended, c.endedCancel = context.WithCancel(context.Background())
+	return c
 }
 
 func newConn(qc *quic.Conn, cfg Config, dialling bool, h Handler, rt *receiptTracker) *Conn {
@@ -77,6 +81,7 @@ func newConn(qc *quic.Conn, cfg Config, dialling bool, h Handler, rt *receiptTra
 		done:       make(chan struct{}),
 		reports:    cursor.NewRegistry[ReportSink](0),
 	}
+	c.ended, c.endedCancel = context.WithCancel(context.Background())
 	if fp, ok := identity.PeerFingerprint(qc.ConnectionState().TLS); ok {
 		c.peer, c.hasPeer = fp, true
 	}
@@ -231,6 +236,7 @@ func (c *Conn) end(e *errs.Error) {
 	c.closeOnce.Do(func() {
 		c.err = e
 		close(c.done)
+		c.endedCancel()
 		c.receipts.fail(e)
 		c.reports.Close()
 		c.replyWatches.Close()
@@ -277,6 +283,11 @@ func (c *Conn) CloseAsync(code wire.AppCode, reason string) { c.closeWith(code, 
 
 // Done is closed when the connection has ended.
 func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// AfterEnd arranges for f to run on its own goroutine once the connection
+// ended (context.AfterFunc: nothing waits while it lives). stop cancels
+// that unless f already started.
+func (c *Conn) AfterEnd(f func()) (stop func() bool) { return context.AfterFunc(c.ended, f) }
 
 // Err says why the connection ended; nil while it lives.
 func (c *Conn) Err() error {
