@@ -9,7 +9,7 @@
 //
 //	weida send    [--ca PATH] [--trust FILE] [--timeout DURATION] URL [FILE|-]
 //	weida request [--ca PATH] [--trust FILE] [--timeout DURATION] URL [FILE|-]
-//	weida sub     [--ca PATH] [--trust FILE] [--timeout DURATION] [--filter F] [--count N] [--framing line|raw|nul|length] URL
+//	weida sub     [--ca PATH] [--trust FILE] [--timeout DURATION] [--filter F] [--count N] [--framing line|raw|nul|length] [--credit N [--no-settle]] URL
 //	weida serve   (--echo | --sink | --pub) URL [--identity PATH] [--cert-out PATH]
 //	weida broker  URL [--queue PATH[:DURABILITY][,...]] [--data DIR] [--config FILE] [--identity PATH] [--cert-out PATH]
 //	weida completion bash|zsh|fish
@@ -26,8 +26,10 @@
 // uploads, the time left; on a pipe nothing.
 //
 // Each verb is one pattern (SURFACE.md §1.2): send is a Pusher, request a
-// Requester, sub a Subscriber; serve --echo is a Replier, --sink a Puller
-// and --pub a Publisher fed one "TOPIC BODY" line of stdin per message.
+// Requester, sub a Subscriber (with --credit a queue's consumer, which
+// grants credit and settles each message once stdout's reader took it);
+// serve --echo is a Replier, --sink a Puller and --pub a Publisher fed
+// one "TOPIC BODY" line of stdin per message.
 // broker runs queues (package broker) and prints one address per queue;
 // on SIGINT or SIGTERM it retires them within the drain deadline.
 // Every verb ends with a drain of at most 5 s, so a finished transfer keeps

@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/signal"
 	"strconv"
+	"syscall"
 
 	weida "github.com/weida-go/weida/core"
 )
@@ -19,16 +21,23 @@ var (
 	optFraming = option{name: "--framing", value: "FORM",
 		help: "how payloads are separated on stdout: line (default), raw, nul, or length " +
 			"(an 8-byte big-endian length first; the payload is held in memory to learn it)"}
+	optCredit = option{name: "--credit", value: "N",
+		help: "consume a queue: take at most N messages unsettled at a time and settle each " +
+			"(Processed) once stdout's reader has it; --count then counts settled messages. " +
+			"A URL that is not a queue is refused at its first message"}
+	optNoSettle = option{name: "--no-settle", help: "with --credit: settle nothing, so what sub " +
+		"printed goes back to the queue when it exits (a peek at up to N messages)"}
 )
 
 // subVerb subscribes to a publisher and writes the payloads to stdout.
 var subVerb = &verb{
 	name:     "sub",
-	synopsis: "[--ca PATH] [--trust FILE] [--identity PATH] [--timeout DURATION] [--filter F] [--count N] [--framing line|raw|nul|length] URL",
-	summary:  "subscribe to a publisher and write each message's payload to stdout",
-	options:  []option{optCA, optTrust, optIdentity, optTimeout, optFilter, optCount, optFraming},
-	check:    checkSubOptions,
-	run:      runSub,
+	synopsis: "[--ca PATH] [--trust FILE] [--identity PATH] [--timeout DURATION] [--filter F] [--count N] [--framing line|raw|nul|length] [--credit N [--no-settle]] URL",
+	summary: "subscribe to a publisher and write each message's payload to stdout; with " +
+		"--credit, consume a queue, settling each message stdout's reader took",
+	options: []option{optCA, optTrust, optIdentity, optTimeout, optFilter, optCount, optFraming, optCredit, optNoSettle},
+	check:   checkSubOptions,
+	run:     runSub,
 }
 
 // subOptions are sub's options, read.
@@ -37,6 +46,8 @@ type subOptions struct {
 	count   uint64
 	counted bool // --count was given; otherwise sub runs until interrupted
 	framing framing
+	credit  uint64 // --credit: the most messages unsettled at once; 0 when sub is no consumer
+	hold    bool   // --no-settle: every message stays unsettled
 }
 
 // checkSubOptions refuses a bad --count or --framing before anything runs.
@@ -65,7 +76,7 @@ func parseSubOptions(inv *invocation) (subOptions, error) {
 		}
 		opts.framing = f
 	}
-	return opts, nil
+	return opts, parseCreditOptions(inv, &opts)
 }
 
 // runSub connects, subscribes, and writes each message in the chosen
@@ -75,6 +86,12 @@ func runSub(ctx context.Context, rt *weida.Runtime, inv *invocation, con console
 	opts, err := parseSubOptions(inv)
 	if err != nil {
 		return err
+	}
+	if opts.credit > 0 {
+		// Before anything is dialled: a write to a stdout whose reader
+		// left must fail (EPIPE), not kill sub before it gives the
+		// message back.
+		signal.Ignore(syscall.SIGPIPE)
 	}
 	trust, clientOpts, err := dialSetup(inv)
 	if err != nil {
@@ -91,13 +108,16 @@ func runSub(ctx context.Context, rt *weida.Runtime, inv *invocation, con console
 	if err := sub.Connect(ctx, inv.url); err != nil {
 		return err
 	}
-	fmt.Fprintf(con.err, "subscribed filter=%q\n", opts.filter)
-
 	ctx, endSub := context.WithCancelCause(ctx)
 	defer endSub(nil)
-	go watchPublisher(ctx, events, con, endSub)
-
 	out := bufio.NewWriterSize(con.out, pieceSize)
+	if opts.credit > 0 {
+		go watchPublisher(ctx, events, con, endSub, "queue")
+		return consume(ctx, sub, opts, out, con)
+	}
+	fmt.Fprintf(con.err, "subscribed filter=%q\n", opts.filter)
+	go watchPublisher(ctx, events, con, endSub, "publisher")
+
 	for seen := uint64(0); !opts.counted || seen < opts.count; seen++ {
 		t, err := sub.RecvStream(ctx)
 		if err != nil {
@@ -156,10 +176,17 @@ func subEnded(ctx context.Context, err error, seen uint64, opts subOptions) erro
 	return nil
 }
 
-// watchPublisher reports the publisher's connection on stderr while the
-// library redials it, and ends sub (exit 7) once the library gave it up —
-// after that nothing can ever arrive.
-func watchPublisher(ctx context.Context, events *weida.PeerEvents, con console, endSub context.CancelCauseFunc) {
+// reconnectedLine is what stderr says when the connection came back.
+var reconnectedLine = map[string]string{
+	"publisher": "weida: reconnected to the publisher and subscribed again; what it published meanwhile is missed",
+	"queue": "weida: reconnected to the queue and subscribed again; what was delivered and not " +
+		"settled before goes back to the queue, and may come again",
+}
+
+// watchPublisher reports the connection to the publisher (or queue: peer
+// names it) on stderr while the library redials it, and ends sub (exit 7)
+// once the library gave it up — after that nothing can ever arrive.
+func watchPublisher(ctx context.Context, events *weida.PeerEvents, con console, endSub context.CancelCauseFunc, peer string) {
 	defer events.Close()
 	lost := false
 	for {
@@ -170,17 +197,16 @@ func watchPublisher(ctx context.Context, events *weida.PeerEvents, con console, 
 		switch ev.Kind {
 		case weida.EventLost:
 			lost = true
-			fmt.Fprintf(con.err, "weida: lost the publisher (%v); redialling\n", ev.Cause)
+			fmt.Fprintf(con.err, "weida: lost the %s (%v); redialling\n", peer, ev.Cause)
 		case weida.EventConnected:
 			if lost {
 				lost = false
-				fmt.Fprintln(con.err, "weida: reconnected to the publisher and subscribed again; "+
-					"what it published meanwhile is missed")
+				fmt.Fprintln(con.err, reconnectedLine[peer])
 			}
 		case weida.EventGaveUp:
-			msg := fmt.Sprintf("gave up on the publisher at %s (%v)", ev.URL, ev.Cause)
+			msg := fmt.Sprintf("gave up on the %s at %s (%v)", peer, ev.URL, ev.Cause)
 			if ev.PeerChanged {
-				msg = fmt.Sprintf("gave up on the publisher at %s: it now answers with a different key", ev.URL)
+				msg = fmt.Sprintf("gave up on the %s at %s: it now answers with a different key", peer, ev.URL)
 			}
 			endSub(&weida.Error{Kind: weida.KindConnectionLost, Cause: ev.Cause, Msg: msg})
 			return

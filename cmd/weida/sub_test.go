@@ -21,6 +21,11 @@ func TestParseSubOptions(t *testing.T) {
 		{"nul", []string{"--framing", "nul"}, subOptions{framing: frameNul}},
 		{"length", []string{"--framing", "length"}, subOptions{framing: frameLength}},
 		{"line", []string{"--framing", "line"}, subOptions{framing: frameLine}},
+		{"credit", []string{"--credit", "2"}, subOptions{framing: frameLine, credit: 2}},
+		{"credit held", []string{"--credit", "2", "--no-settle", "--count", "2"},
+			subOptions{framing: frameLine, credit: 2, hold: true, count: 2, counted: true}},
+		{"credit held uncounted", []string{"--no-settle", "--credit", "1"},
+			subOptions{framing: frameLine, credit: 1, hold: true}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -47,6 +52,12 @@ func TestParseSubOptionsRefusesBadValues(t *testing.T) {
 		{[]string{"--count", "+3"}, `--count "+3" is not a whole number`},
 		{[]string{"--framing", "LINE"}, `--framing "LINE" is not one of line, raw, nul, length`},
 		{[]string{"--framing", ""}, `--framing "" is not one of`},
+		{[]string{"--credit", "0"}, `--credit "0" is not a whole number of messages above 0`},
+		{[]string{"--credit", "two"}, `--credit "two" is not a whole number of messages above 0`},
+		{[]string{"--credit", "-1"}, `option --credit needs a value`},
+		{[]string{"--no-settle"}, `--no-settle holds a queue's messages: it needs --credit N`},
+		{[]string{"--credit", "2", "--no-settle", "--count", "3"},
+			`at most --credit 2 messages come; --count 3 would wait for ever`},
 	}
 	for _, c := range cases {
 		_, err := parseCommandLine(append([]string{"sub", url}, c.args...))
