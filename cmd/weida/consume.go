@@ -88,6 +88,9 @@ func consume(ctx context.Context, sub *weida.Subscriber, opts subOptions, out *b
 			return subEnded(ctx, err, c.taken, opts)
 		}
 		if err := c.take(ctx, t); err != nil {
+			if ctx.Err() != nil {
+				return subEnded(ctx, err, c.taken, opts)
+			}
 			return err
 		}
 	}
@@ -141,7 +144,7 @@ func (c *queueConsumer) take(ctx context.Context, t *weida.IncomingTransfer) err
 	if err != nil {
 		giveBack(report)
 		if ctx.Err() != nil {
-			return subEnded(ctx, err, c.taken, c.opts)
+			return err // an interrupt: sub's end, not the message's failure
 		}
 		fmt.Fprintf(c.con.err, "weida: the message on topic=%s (attempt %d) goes back to the queue "+
 			"unsettled after writing %d bytes: %v\n", topic, attempt, n, err)
@@ -157,7 +160,7 @@ func (c *queueConsumer) take(ctx context.Context, t *weida.IncomingTransfer) err
 	}
 	if err := settle(ctx, report, n); err != nil {
 		if ctx.Err() != nil {
-			return subEnded(ctx, err, c.taken, c.opts)
+			return err
 		}
 		fmt.Fprintf(c.con.err, "weida: the message on topic=%s (attempt %d) goes back to the queue: "+
 			"its settlement was not written: %v\n", topic, attempt, err)

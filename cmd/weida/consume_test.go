@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -184,8 +185,8 @@ func expectGivenBack(t *testing.T, p *proc, attempt int) {
 func TestSubCreditSettlesNothingItsReaderDidNotTake(t *testing.T) {
 	t.Parallel()
 	ctx := testContext(t)
-	broker, addrs := startBrokerProc(t, 2, "weida://127.0.0.1:0/part", "--queue", "/whole")
-	part, whole := addrs[0], addrs[1]
+	broker, addrs := startBrokerProc(t, 3, "weida://127.0.0.1:0/part", "--queue", "/whole,/stop")
+	part, whole, stop := addrs[0], addrs[1], addrs[2]
 
 	t.Run("a message the reader took part of", func(t *testing.T) {
 		produce(t, ctx, part, jobs(2)...)
@@ -215,12 +216,29 @@ func TestSubCreditSettlesNothingItsReaderDidNotTake(t *testing.T) {
 			t.Fatalf("the next consumer got %q, want job 2 at its second attempt; stderr:\n%s", next.stdout, next.stderr)
 		}
 	})
+	t.Run("a message in hand when sub is stopped", func(t *testing.T) {
+		produce(t, ctx, stop, jobs(1)...)
+		p, stdout := startSubOnPipe(t, "--credit", "1", stop)
+		if got := readExactly(t, stdout, 3); got != "job" {
+			t.Fatalf("stdout began %q, want \"job\"", got)
+		}
+		// SIGTERM is sub's ordinary end without --count: exit 0, and the
+		// message its reader has not finished goes back.
+		if code, _, stderr := p.stop(t); code != exitOK || strings.Contains(stderr, "settled") {
+			t.Fatalf("exit %d on SIGTERM, want 0 and nothing settled; stderr:\n%s", code, stderr)
+		}
+		next := runWeida(t, nil, "sub", "--credit", "1", "--count", "1", stop)
+		expectConsumed(t, next, jobs(1), 2, "settled")
+	})
 	// Job 1 of /part went out twice and job 2 never; job 2 of /whole twice.
 	if got := settledStats(t, broker, "/part"); got != (queueFigures{ready: 1, delivered: 2}) {
 		t.Errorf("queue /part holds %+v, want job 2 ready and 2 deliveries", got)
 	}
 	if got := settledStats(t, broker, "/whole"); got != (queueFigures{ready: 0, delivered: 3}) {
 		t.Errorf("queue /whole holds %+v, want nothing ready and 3 deliveries", got)
+	}
+	if got := settledStats(t, broker, "/stop"); got != (queueFigures{ready: 0, delivered: 2}) {
+		t.Errorf("queue /stop holds %+v, want nothing ready and 2 deliveries", got)
 	}
 }
 
@@ -247,5 +265,39 @@ func TestSubCreditRefusesAPublisher(t *testing.T) {
 	code, stdout, stderr := sub.wait(t)
 	if code != exitFailure || len(stdout) != 0 || !strings.Contains(stderr, "the peer is not a queue") {
 		t.Fatalf("exit %d, stdout %q; want 1, nothing on stdout, and the refusal; stderr:\n%s", code, stdout, stderr)
+	}
+}
+
+// startTrustedCluster starts three members serving /jobs and returns
+// them, their addresses and the trust file the first wrote (--trust-out).
+func startTrustedCluster(t *testing.T) (site *clusterSite, procs []*proc, addrs []string, trust string) {
+	t.Helper()
+	site = newClusterSite(t, 3)
+	file := site.file(t, "cluster.json", jobsQueue)
+	trust = filepath.Join(t.TempDir(), "members.keys")
+	procs = site.startMembers(t, []string{file, file, file}, "--trust-out", trust)
+	for _, p := range procs {
+		addrs = append(addrs, p.addr)
+	}
+	return site, procs, addrs, trust
+}
+
+// TestSubCreditFollowsAReplicatedQueuesLeader gives `sub --credit` a
+// follower's keyless URL and the members' trust file: the library finds
+// the leader, and every message is delivered there and settled.
+func TestSubCreditFollowsAReplicatedQueuesLeader(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	site, procs, addrs, trust := startTrustedCluster(t)
+	for _, body := range jobs(3) {
+		replicatedConfirm(t, ctx, addrs, body)
+	}
+	leaderKey := statsLeader(t, procs[0])
+	leader, follower := slices.Index(site.keys, leaderKey), slices.IndexFunc(site.keys, func(k string) bool { return k != leaderKey })
+
+	r := runWeida(t, nil, "sub", "--trust", trust, "--timeout", "30s", "--credit", "1", "--count", "3", site.bindURL(follower, "/jobs"))
+	expectConsumed(t, r, jobs(3), 1, "settled")
+	if got := settledStats(t, procs[leader], "/jobs"); got.ready != 0 {
+		t.Fatalf("the leader's queue holds %+v after the consumer, want nothing ready", got)
 	}
 }

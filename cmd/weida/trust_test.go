@@ -29,14 +29,7 @@ func statsLeader(t *testing.T, p *proc) string {
 func TestRequestWithTrustFollowsAFollowerToTheLeader(t *testing.T) {
 	t.Parallel()
 	ctx := testContext(t)
-	site := newClusterSite(t, 3)
-	file := site.file(t, "cluster.json", jobsQueue)
-	trust := filepath.Join(t.TempDir(), "members.keys")
-	procs := site.startMembers(t, []string{file, file, file}, "--trust-out", trust)
-	var addrs []string
-	for _, p := range procs {
-		addrs = append(addrs, p.addr)
-	}
+	site, procs, addrs, trust := startTrustedCluster(t)
 	replicatedConfirm(t, ctx, addrs, "first") // a leader is elected
 	leader := statsLeader(t, procs[0])
 	follower := -1
