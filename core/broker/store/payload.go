@@ -28,7 +28,10 @@ type payloads struct {
 // between writes the file afresh and counts it again, and the removal, which
 // rechecks the count under the lock, then leaves it alone.
 type payloadRef struct {
-	count  int
+	count int
+	// adopts counts Admits of this body: a removal decided before one
+	// (marks) is not carried out after it, whose SETTLE may not be durable.
+	adopts uint64
 	synced bool // the file's data and directory entry have been fsynced
 	// gone: the file was moved out by a quarantine (it could not be read
 	// as its digest). The next Admit of this body writes it afresh rather
@@ -94,6 +97,7 @@ func (p *payloads) adopt(fin finished, flushed bool) error {
 		ref.synced, ref.gone = false, false // a new file: its durability starts over
 	}
 	ref.count++
+	ref.adopts++
 	needSync := flushed && !ref.synced
 	p.mu.Unlock()
 	if deduped && !fin.inMemory {
@@ -209,21 +213,43 @@ func (p *payloads) release(d [32]byte) bool {
 	return ref.count == 0
 }
 
-// removeUnreferenced deletes each payload still at zero references. Call it
-// only after the journal holding the SETTLE records that freed them is synced,
-// or a crash could leave a live ADMIT naming a deleted payload.
-func (p *payloads) removeUnreferenced(ds [][32]byte) error {
+// refMark is a payload's reference as a removal found it before making
+// the settlements durable.
+type refMark struct {
+	d      [32]byte
+	ref    *payloadRef
+	adopts uint64
+}
+
+// marks notes the references of ds now, before the settlements that freed
+// them are made durable (Store.syncSettlements).
+func (p *payloads) marks(ds [][32]byte) []refMark {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]refMark, 0, len(ds))
+	for _, d := range ds {
+		if ref := p.refs[d]; ref != nil {
+			out = append(out, refMark{d: d, ref: ref, adopts: ref.adopts})
+		}
+	}
+	return out
+}
+
+// removeUnreferenced deletes each marked payload still at zero references
+// and admitted by nobody since it was marked. Mark before the settlements
+// that freed them are durable, call this after: an Admit and a Settle of
+// the same body in between, whose SETTLE that did not cover, leave it.
+func (p *payloads) removeUnreferenced(ms []refMark) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var first error
-	for _, d := range ds {
-		ref := p.refs[d]
-		if ref == nil || ref.count > 0 {
+	for _, m := range ms {
+		if ref := p.refs[m.d]; ref != m.ref || ref.count > 0 || ref.adopts != m.adopts {
 			continue
 		}
-		delete(p.refs, d)
-		if err := p.fs.Remove(p.path(d)); err != nil && !errors.Is(err, fs.ErrNotExist) && first == nil {
-			first = ioError("removing settled payload", p.path(d), err)
+		delete(p.refs, m.d)
+		if err := p.fs.Remove(p.path(m.d)); err != nil && !errors.Is(err, fs.ErrNotExist) && first == nil {
+			first = ioError("removing settled payload", p.path(m.d), err)
 		}
 	}
 	return first
@@ -249,15 +275,20 @@ func (p *payloads) quarantineDir() string { return filepath.Join(filepath.Dir(p.
 func (p *payloads) setAside(d [32]byte, seq uint64, settled func() error) error {
 	p.mu.Lock()
 	ref := p.refs[d]
+	last := true
 	if ref != nil {
 		ref.count = max(ref.count-1, 0)
 		ref.gone, ref.synced = true, false
+		last = ref.count == 0
 	}
 	p.mu.Unlock()
-	if ref != nil && ref.count > 0 {
+	if !last {
 		return nil
 	}
 	if err := settled(); err != nil {
+		if errors.Is(err, errSettlementsUnsynced) {
+			return nil // the file stays, marked gone; the next Open's sweep takes it
+		}
 		return err
 	}
 	p.mu.Lock()

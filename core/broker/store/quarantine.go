@@ -37,5 +37,5 @@ func (q *Queue) Quarantine(seq uint64, reason string) error {
 	if m.isInline() {
 		return nil
 	}
-	return q.s.payloads.setAside(m.Digest, seq, q.s.syncSettlements)
+	return q.s.payloads.setAside(m.Digest, seq, func() error { return q.s.syncSettlements(q) })
 }

@@ -168,6 +168,25 @@ func (rq *recovered) unreadableError(path []byte) error {
 		path, u.path, u.m.Seq, u.m.Digest, u.problem, len(rq.unreadable))
 }
 
+// syncTail fsyncs the journal's last segment, the only one that may hold
+// records no fsync covered (each segment is fsynced before the next one
+// starts).
+func (rq *recovered) syncTail() error {
+	if len(rq.segs) == 0 {
+		return nil
+	}
+	path := rq.segs[len(rq.segs)-1].path
+	f, err := openRead(rq.fs, path)
+	if err != nil {
+		return ioError("opening journal segment for fsync", path, err)
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return ioError("fsync of journal segment", path, err)
+	}
+	return nil
+}
+
 // seqs returns the live seqs in ascending order.
 func (rq *recovered) seqs() []uint64 { return sortedSeqs(rq.live) }
 

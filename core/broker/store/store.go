@@ -152,6 +152,15 @@ func (s *Store) recoverAll() error {
 	if len(s.failed) > 0 {
 		return nil
 	}
+	// A SETTLE the last process wrote may be only in the page cache (it
+	// was killed before an fsync): made durable first, or a power cut
+	// after the sweep deleted its body would bring the message back
+	// without it.
+	for _, rq := range s.recovered {
+		if err := rq.syncTail(); err != nil {
+			return err
+		}
+	}
 	return s.payloads.sweep()
 }
 
@@ -250,7 +259,7 @@ func (s *Store) dropUnreadable(rq *recovered, j *journal, path []byte) error {
 	}
 	rq.dropped += len(rq.unreadable)
 	rq.unreadable = nil
-	return s.payloads.removeUnreferenced(freed)
+	return s.payloads.removeUnreferenced(s.payloads.marks(freed))
 }
 
 // createQueueDir makes the directory of a queue seen for the first time.
@@ -278,24 +287,36 @@ func (s *Store) park(id string, rq *recovered, closeErr error) {
 	s.recovered[id] = rq
 }
 
+// errSettlementsUnsynced says another queue's settlements could not be
+// made durable (its journal failed): payloads are then kept, not removed or
+// set aside, since a SETTLE of that queue may be undone by a crash. The
+// next Open's sweep reclaims them.
+var errSettlementsUnsynced = errors.New("store: another queue's settlements are not durable")
+
 // syncSettlements makes the settlements of every open queue durable. It
 // comes before a payload no live message names is deleted or set aside:
 // its references are counted across queues, so an earlier SETTLE of the
 // same body, in this queue or another, may still be only in memory, and a
-// crash that undid it would bring back a message without its body.
-func (s *Store) syncSettlements() error {
+// crash that undid it would bring back a message without its body. own's
+// failure is returned as it is; another queue's is errSettlementsUnsynced
+// (that queue hears of it from its next Settle).
+func (s *Store) syncSettlements(own *Queue) error {
 	s.mu.Lock()
 	queues := make([]*Queue, 0, len(s.open))
 	for _, q := range s.open {
 		queues = append(queues, q)
 	}
 	s.mu.Unlock()
+	var unsynced error
 	for _, q := range queues {
-		if err := q.syncSettlements(); err != nil {
-			return err
+		if q != own && q.syncSettlements() != nil {
+			unsynced = errSettlementsUnsynced
 		}
 	}
-	return nil
+	if err := own.syncSettlements(); err != nil { // last, and even once closing has taken it out of s.open
+		return err
+	}
+	return unsynced
 }
 
 // Close closes every queue still open and releases the directory lock.

@@ -175,19 +175,27 @@ func (q *Queue) writeCell(c checkpoint) error {
 }
 
 // removeFreed makes every queue's settlements durable and then removes the
-// payloads that are still unreferenced.
+// payloads that are still unreferenced. When another queue's could not be,
+// the payloads stay (errSettlementsUnsynced): the next Open's sweep takes
+// them.
 func (q *Queue) removeFreed(ds [][32]byte) error {
 	if len(ds) == 0 {
 		return nil
 	}
-	if err := q.s.syncSettlements(); err != nil {
+	marks := q.s.payloads.marks(ds)
+	if err := q.s.syncSettlements(q); err != nil {
+		if errors.Is(err, errSettlementsUnsynced) {
+			return nil
+		}
 		return err
 	}
-	return q.s.payloads.removeUnreferenced(ds)
+	return q.s.payloads.removeUnreferenced(marks)
 }
 
 // syncSettlements writes what Settle and Attempt queued and fsyncs the
-// journal. A closed queue has nothing to do: Close synced what it wrote.
+// journal. A closed queue has nothing to do: Close synced what it wrote. A
+// failure is also kept for the queue's next Settle to report, since
+// another queue's writer may be the caller.
 func (q *Queue) syncSettlements() error {
 	q.mu.Lock()
 	err := q.flushLocked()
@@ -197,6 +205,13 @@ func (q *Queue) syncSettlements() error {
 	}
 	if errors.Is(err, errClosed) {
 		return nil
+	}
+	if err != nil {
+		q.mu.Lock()
+		if q.writerErr == nil {
+			q.writerErr = err
+		}
+		q.mu.Unlock()
 	}
 	return err
 }

@@ -160,6 +160,17 @@ func (d *Disk) Cuts() int {
 	return d.cuts
 }
 
+// Kill is a crash of the process using the disk (SIGKILL), not of the
+// machine: every view and open file stops working and every lock is
+// released, but nothing is lost, since the page cache survives. What was
+// not synced is still unsynced, for a later PowerCut to take.
+func (d *Disk) Kill() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.gen++
+	d.locks = map[string]bool{}
+}
+
 // PowerCut loses power now: every file and directory goes back to its
 // durable state (see Tear), every lock is released, and every view and
 // open file stops working.

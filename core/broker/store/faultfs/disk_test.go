@@ -225,3 +225,46 @@ func TestWhatACutKeptIsDurable(t *testing.T) {
 		}
 	}
 }
+
+// TestKillKeepsTheUnsyncedForALaterCut: a process crash ends the views and
+// locks but keeps every write; only a power cut afterwards takes what was
+// never synced.
+func TestKillKeepsTheUnsyncedForALaterCut(t *testing.T) {
+	d := faultfs.New(1)
+	v := d.FS()
+	if err := v.MkdirAll("/data", 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.SyncDir("/"); err != nil {
+		t.Fatal(err)
+	}
+	write(t, v, "/data/synced", "kept", true)
+	if err := v.SyncDir("/data"); err != nil {
+		t.Fatal(err)
+	}
+	write(t, v, "/data/unsynced", "cache", false)
+	if _, err := v.Lock("/data/LOCK"); err != nil {
+		t.Fatal(err)
+	}
+	d.Kill()
+	if _, err := v.OpenFile("/data/synced", os.O_RDONLY, 0); !errors.Is(err, faultfs.ErrPowerLost) {
+		t.Fatalf("the dead process's view still works: %v", err)
+	}
+	w := d.FS()
+	if got := read(t, w, "/data/unsynced"); got != "cache" {
+		t.Fatalf("after a kill the unsynced file reads %q, want what the page cache held", got)
+	}
+	if l, err := w.Lock("/data/LOCK"); err != nil {
+		t.Fatalf("the dead process's lock is still held: %v", err)
+	} else {
+		l.Close()
+	}
+	d.PowerCut()
+	x := d.FS()
+	if got := read(t, x, "/data/unsynced"); got != "<missing>" {
+		t.Fatalf("after a later power cut the never-synced file reads %q", got)
+	}
+	if got := read(t, x, "/data/synced"); got != "kept" {
+		t.Fatalf("the synced file reads %q", got)
+	}
+}
