@@ -29,8 +29,18 @@ const leaderQueryTimeout = 5 * time.Second
 // map around it.
 const maxLeaderAnswer = wire.CapLeader + 32
 
-// errNoLeader says a search found no leader: retried under back-off.
-var errNoLeader = errs.New(errs.KindNotConnected, "no member knows a leader of the queue yet")
+// errNoLeader says the members a search reached know no leader (an
+// election under way, or no quorum); errLeaderUnreached that it reached no
+// member, or not the leader they named. Both are retried under back-off.
+var (
+	errNoLeader        = errs.New(errs.KindNotConnected, "no member knows a leader of the queue yet")
+	errLeaderUnreached = errs.New(errs.KindNotConnected, "neither the members nor the leader they named could be reached")
+)
+
+// searchingOn reports whether err leaves a search for the leader to go on.
+func searchingOn(err error) bool {
+	return errors.Is(err, errNoLeader) || errors.Is(err, errLeaderUnreached)
+}
 
 // redirects is one operation's account of the hints it followed.
 type redirects struct {
@@ -68,6 +78,7 @@ func (d *dialer) followNotLeader(ctx context.Context, c *transport.Conn, err err
 	stale := v.stale(nl.Term, nl.HasTerm)
 	path := s.addr.Path
 	d.mu.Unlock()
+	d.startDeadline(rd)
 	if nl.Leader != "" && !stale {
 		if rd.followed++; rd.followed > MaxRedirects {
 			return false, &errs.Error{Kind: errs.KindRejected, Err: err,
@@ -77,7 +88,9 @@ func (d *dialer) followNotLeader(ctx context.Context, c *transport.Conn, err err
 		if terr != nil {
 			return false, terr
 		}
-		pc, oerr := d.openLeader(ctx, t)
+		round, cancel := rd.bound(ctx)
+		pc, oerr := d.openLeader(round, t)
+		cancel()
 		if oerr == nil {
 			d.repoint(s, c, pc)
 			return true, nil
@@ -96,18 +109,19 @@ func (d *dialer) followNotLeader(ctx context.Context, c *transport.Conn, err err
 // election meanwhile: then the slot stays, leaderConfirmed), then every
 // member the slot may ask (leaderMoved once it lives on the leader).
 func (d *dialer) searchUntilDeadline(ctx context.Context, s *slot, c *transport.Conn, last error, rd *redirects) (leaderVerdict, error) {
-	if rd.deadline.IsZero() && d.rt.cfg.SendTimeout > 0 {
-		rd.deadline = time.Now().Add(d.rt.cfg.SendTimeout)
-	}
+	d.startDeadline(rd)
 	for {
 		rd.waits++
 		if err := d.backOff(ctx, rd, last); err != nil {
 			return leaderKnown, err
 		}
-		if d.leadsNow(ctx, s, c) {
+		round, cancel := rd.bound(ctx)
+		if d.leadsNow(round, s, c) {
+			cancel()
 			return leaderConfirmed, nil
 		}
-		pc, err := d.dialCluster(ctx, s)
+		pc, err := d.dialCluster(round, s)
+		cancel()
 		if err == nil {
 			d.repoint(s, c, pc)
 			return leaderMoved, nil
@@ -147,6 +161,23 @@ func noLeaderFound(last error) string {
 		return "no quorum: no member leads the queue, and none did before the deadline (last: " + last.Error() + ")"
 	}
 	return "no leader of the queue was found before the deadline (last: " + last.Error() + ")"
+}
+
+// startDeadline starts the operation's redirect deadline, SendTimeout
+// from its first NOT_LEADER, unless it runs already.
+func (d *dialer) startDeadline(rd *redirects) {
+	if rd.deadline.IsZero() && d.rt.cfg.SendTimeout > 0 {
+		rd.deadline = time.Now().Add(d.rt.cfg.SendTimeout)
+	}
+}
+
+// bound limits ctx to the search's deadline, so that one round of leader
+// queries (up to leaderQueryTimeout per member) cannot outlast it.
+func (rd *redirects) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if rd.deadline.IsZero() {
+		return ctx, func() {}
+	}
+	return context.WithDeadline(ctx, rd.deadline)
 }
 
 // backOff waits the redial delay of the operation's next attempt. Past

@@ -120,7 +120,7 @@ func (d *dialer) checkLeader(ctx context.Context, c *transport.Conn) (leaderVerd
 		}
 	}
 	if err == nil {
-		err = errNoLeader // a stale answer, or a leader out of reach
+		err = errLeaderUnreached // a stale answer, or a leader out of reach
 	}
 	var rd redirects
 	return d.searchUntilDeadline(ctx, s, c, err, &rd)

@@ -137,3 +137,29 @@ func TestStreamedRequestSurfacesTheLeader(t *testing.T) {
 		t.Fatal("a streamed request was resent")
 	}
 }
+
+// TestALeaderOutOfReachIsNotCalledNoQuorum: the member names a leader that
+// cannot be reached. The search ends at the caller's SendTimeout, one
+// round of leader queries (5 s per member) not running past it, and its
+// reason says the leader was not found, not that there is no quorum.
+func TestALeaderOutOfReachIsNotCalledNoQuorum(t *testing.T) {
+	a, b := newFakeMember(t), newFakeMember(t)
+	a.setHint(b.url, 2)
+	a.setAnswer(b.url)
+	b.b.Close()
+	const sendTimeout = 2 * time.Second
+	rt := runtimeWith(t, weida.Config{SendTimeout: sendTimeout})
+	r := rt.Requester(trustOf(t, a, b), fastRedial())
+	if err := r.Connect(ctxFor(t), a.url); err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	_, err := r.Request(ctxFor(t), []byte("job"), 1024)
+	took := time.Since(began)
+	if !errors.Is(err, weida.ErrExpired) || strings.Contains(err.Error(), "no quorum") {
+		t.Fatalf("request: %v; want Expired, not naming a lack of quorum", err)
+	}
+	if took > sendTimeout+4*time.Second {
+		t.Fatalf("the search took %v, past its %v deadline by more than one query", took, sendTimeout)
+	}
+}

@@ -2,7 +2,6 @@ package weida
 
 import (
 	"context"
-	"errors"
 
 	"github.com/weida-go/weida/core/errs"
 	"github.com/weida-go/weida/core/transport"
@@ -35,7 +34,7 @@ func (d *dialer) openSlot(ctx context.Context, s *slot) (*pooledConn, error) {
 	var rd redirects
 	for {
 		pc, err := d.dialCluster(ctx, s)
-		if !errors.Is(err, errNoLeader) {
+		if !searchingOn(err) {
 			return pc, err
 		}
 		rd.waits++
@@ -48,7 +47,8 @@ func (d *dialer) openSlot(ctx context.Context, s *slot) (*pooledConn, error) {
 // dialCluster connects s to its queue's leader, asking every member it may
 // ask the leader query. A member that does not serve the query
 // (UNKNOWN_ENDPOINT: not a cluster node) is taken as it is. errNoLeader
-// when nobody named a leader.
+// when a member answered that it knows no leader, errLeaderUnreached when
+// none answered or the leader named could not be reached.
 func (d *dialer) dialCluster(ctx context.Context, s *slot) (*pooledConn, error) {
 	d.mu.Lock()
 	v := s.clusterOfLocked()
@@ -60,10 +60,13 @@ func (d *dialer) dialCluster(ctx context.Context, s *slot) (*pooledConn, error) 
 	if err != nil {
 		return nil, err
 	}
-	untrusted := 0
+	untrusted, leaderless := 0, 0
 	var lastUntrusted error
 	for _, m := range members {
 		answer, self, err := d.askLeader(ctx, m)
+		if nl := notLeaderOf(err); nl != nil && nl.Leader == "" {
+			leaderless++ // it answered: it knows no leader
+		}
 		switch {
 		case self: // no cluster node: it serves the path itself
 			pc, err := d.openLeader(ctx, &leaderTarget{addr: m})
@@ -91,7 +94,10 @@ func (d *dialer) dialCluster(ctx context.Context, s *slot) (*pooledConn, error) 
 	if untrusted == len(members) {
 		return nil, lastUntrusted // nobody it may trust: no retry finds one
 	}
-	return nil, errNoLeader
+	if leaderless > 0 {
+		return nil, errNoLeader
+	}
+	return nil, errLeaderUnreached
 }
 
 // confirmed notes that pc, found by the leader query, need not be asked
