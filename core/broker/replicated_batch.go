@@ -58,11 +58,16 @@ func (b *proposalBatcher) propose(e cluster.Entry) (any, error) {
 	return p.res, p.err
 }
 
-// run proposes batches from the queue until it is empty.
+// run proposes batches from the queue until it is empty: each as many
+// entries as MaxBatch and MaxBatchBytes allow, in arrival order.
 func (b *proposalBatcher) run() {
 	for {
 		b.mu.Lock()
-		n := min(len(b.queued), cluster.MaxBatch)
+		n, size := 0, 0
+		for n < len(b.queued) && n < cluster.MaxBatch && size < cluster.MaxBatchBytes {
+			size += b.queued[n].e.Size()
+			n++
+		}
 		if n == 0 {
 			b.proposing--
 			b.mu.Unlock()

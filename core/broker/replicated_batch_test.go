@@ -6,13 +6,21 @@ import (
 	"testing"
 
 	weida "github.com/weida-go/weida/core"
+	"github.com/weida-go/weida/core/broker/cluster"
 )
 
 // TestConcurrentAdmissionsAreGroupCommitted: admissions and deliveries
 // that arrive while earlier ones commit share log entries (EntryBatch),
 // and each message is still certified Replicated on its own, gets its own
-// seq and is delivered once at attempt 1.
+// seq and is delivered once at attempt 1. Inline bodies of 4 KiB fill a
+// batch's MaxBatchBytes long before its MaxBatch entries.
 func TestConcurrentAdmissionsAreGroupCommitted(t *testing.T) {
+	for _, size := range []int{8, cluster.MaxInlineBody} {
+		t.Run(fmt.Sprintf("%dB", size), func(t *testing.T) { groupCommits(t, size) })
+	}
+}
+
+func groupCommits(t *testing.T, size int) {
 	tc := startReplicated(t, 3, "written", "/jobs")
 	leader := tc.leader(t, "/jobs")
 	g := leader.node.Group("/jobs")
@@ -25,7 +33,10 @@ func TestConcurrentAdmissionsAreGroupCommitted(t *testing.T) {
 		pr := newProducer(t, leader.url+"/jobs")
 		for i := range each {
 			wg.Go(func() {
-				body := fmt.Appendf(nil, "p%d.%d", p, i)
+				body := fmt.Appendf(make([]byte, 0, size), "p%d.%d.", p, i)
+				for len(body) < size {
+					body = append(body, 'x')
+				}
 				_, meta, err := pr.req.RequestWith(ctxFor(t), weida.TransferMeta{}, body, 1024)
 				if level, ok := meta.Achieved(); err == nil && (!ok || level != weida.Replicated) {
 					err = fmt.Errorf("%s confirmed at level %d (%v), want Replicated", body, level, ok)
@@ -44,6 +55,9 @@ func TestConcurrentAdmissionsAreGroupCommitted(t *testing.T) {
 	admitted := g.Stats().CommitIndex - before
 	if admitted >= producers*each {
 		t.Fatalf("%d admissions took %d log entries: none was batched", producers*each, admitted)
+	}
+	if least := uint64(producers * each * size / cluster.MaxBatchBytes); admitted < least {
+		t.Fatalf("%d admissions of %d bytes took %d log entries: a batch held more than MaxBatchBytes", producers*each, size, admitted)
 	}
 	t.Logf("%d concurrent admissions took %d log entries", producers*each, admitted)
 

@@ -39,11 +39,14 @@ const (
 	// maxEntryBytes bounds an encoded entry: an inline body, metadata at
 	// their caps, and CBOR's own bytes.
 	maxEntryBytes = 64 << 10
-	// MaxBatch bounds the entries one EntryBatch carries, and
-	// maxBatchBytes its encoding: MaxBatch inline ADMITs with metadata at
-	// their caps take about 1.4 MiB.
+	// MaxBatch bounds the entries one EntryBatch carries. A proposer
+	// stops adding entries once a batch holds MaxBatchBytes of bodies and
+	// metadata, so an encoded batch stays within maxBatchBytes (that, one
+	// more entry at its caps, and CBOR's own bytes): a batch costs the log
+	// cache and an AppendEntries what a few inline bodies do, not MiBs.
 	MaxBatch      = 256
-	maxBatchBytes = 4 << 20
+	MaxBatchBytes = 64 << 10
+	maxBatchBytes = 2 * MaxBatchBytes
 )
 
 // Entry is one log entry; Kind says which fields are set.
@@ -101,7 +104,11 @@ func (e *Entry) Encode() ([]byte, error) {
 	if err := e.check(); err != nil {
 		return nil, err
 	}
-	return entryEnc.Marshal(e)
+	raw, err := entryEnc.Marshal(e)
+	if err == nil && len(raw) > maxBatchBytes {
+		return nil, fmt.Errorf("log entry: %d bytes, more than %d", len(raw), maxBatchBytes)
+	}
+	return raw, err
 }
 
 // DecodeEntry reads one entry, refusing anything malformed, unknown, or
@@ -119,6 +126,18 @@ func DecodeEntry(data []byte) (*Entry, error) {
 		return nil, err
 	}
 	return &e, nil
+}
+
+// Size is roughly what e costs encoded: its body and metadata, and a
+// little for the rest. A proposer sums it against MaxBatchBytes.
+func (e *Entry) Size() int {
+	n := 64 + len(e.Body) + len(e.Digest)
+	for _, v := range []*string{e.Topic, e.ContentType, e.Traceparent, e.Tracestate} {
+		if v != nil {
+			n += len(*v)
+		}
+	}
+	return n
 }
 
 // peekKind reads an encoded entry's kind without decoding it: in the

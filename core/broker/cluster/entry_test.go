@@ -136,8 +136,10 @@ func TestEntryBounds(t *testing.T) {
 	if _, err := DecodeEntry(make([]byte, maxBatchBytes+1)); err == nil {
 		t.Fatal("an entry past maxBatchBytes was read")
 	}
+	// The largest batch a proposer makes: full entries while it holds
+	// less than MaxBatchBytes.
 	batch := Entry{Kind: EntryBatch}
-	for range MaxBatch {
+	for size := 0; size < MaxBatchBytes; size += full.Size() {
 		batch.Batch = append(batch.Batch, *full)
 	}
 	raw, err = batch.Encode()
@@ -145,10 +147,19 @@ func TestEntryBounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := DecodeEntry(raw); err != nil {
-		t.Fatalf("the largest legal batch (%d bytes) is refused: %v", len(raw), err)
+		t.Fatalf("the largest batch a proposer makes (%d entries, %d bytes) is refused: %v", len(batch.Batch), len(raw), err)
 	}
-	batch.Batch = append(batch.Batch, *full)
-	if _, err := batch.Encode(); err == nil || !strings.Contains(err.Error(), "257 entries") {
+	for len(batch.Batch) < MaxBatch {
+		batch.Batch = append(batch.Batch, *full)
+	}
+	if _, err := batch.Encode(); err == nil || !strings.Contains(err.Error(), "more than") {
+		t.Fatalf("a batch of %d entries at their caps: %v, want it refused by size", len(batch.Batch), err)
+	}
+	small := Entry{Kind: EntryBatch}
+	for range MaxBatch + 1 {
+		small.Batch = append(small.Batch, Entry{Kind: EntryDeliver, Seq: 1, Attempt: 1})
+	}
+	if _, err := small.Encode(); err == nil || !strings.Contains(err.Error(), "257 entries") {
 		t.Fatalf("a batch past MaxBatch: %v", err)
 	}
 }

@@ -24,8 +24,10 @@ import (
 
 // defaultMaxAppendEntries and logCacheEntries tune every group unless
 // NodeConfig.Raft says otherwise: the entries one AppendEntries carries, and
-// the latest entries kept in memory (at most 4 KiB each with their inline
-// bodies, so at most 4 MiB per group).
+// the latest entries kept in memory. An entry is at most about 5.5 KiB
+// (one inline body and its metadata), a BATCH at most MaxBatchBytes and
+// one more entry: at most about 72 MiB per group cached, and 36 MiB per
+// AppendEntries.
 const (
 	defaultMaxAppendEntries = 512
 	logCacheEntries         = 1024
