@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/quic-go/quic-go"
 
@@ -42,7 +43,7 @@ func confirmOf(payload []byte) []byte { return payload[:min(len(payload), confir
 // served one after another in its accept loop: faster here than a
 // goroutine per stream, and the exchanges still overlap on the wire.
 func (Queue) StartQueue(_ context.Context, _ string, maxSize int) (system.Server, error) {
-	return System{}.listen(func(ctx context.Context, c *quic.Conn) { serveExchanges(ctx, c, maxSize, confirmOf) })
+	return System{}.listen(func(ctx context.Context, c *quic.Conn) { serveConcurrently(ctx, c, maxSize) })
 }
 
 // exchangeProducer is one client connection running one exchange per
@@ -91,4 +92,32 @@ var errNoConsumer = errors.New("quic-go exchange: " + Queue{}.WithoutConsumer())
 // DialConsumer implements system.QueueSystem: there is none.
 func (Queue) DialConsumer(context.Context, string, int, func([]byte)) (io.Closer, error) {
 	return nil, errNoConsumer
+}
+
+// serveConcurrently answers each exchange on its own goroutine, as a
+// broker admits each message: read in accept order, 256 exchanges of
+// 64 KiB would fill the connection's 16 MiB window with the data of streams
+// not yet read and stall the one being read.
+func serveConcurrently(ctx context.Context, c *quic.Conn, maxSize int) {
+	bufs := sync.Pool{New: func() any { b := make([]byte, maxSize+1); return &b }}
+	for {
+		s, err := c.AcceptStream(ctx)
+		if err != nil {
+			return
+		}
+		go func() {
+			buf := bufs.Get().(*[]byte)
+			defer bufs.Put(buf)
+			n, err := system.ReadWhole(s, *buf)
+			if err == nil {
+				_, err = s.Write(confirmOf((*buf)[:n]))
+			}
+			if err != nil {
+				s.CancelRead(abortCode)
+				s.CancelWrite(abortCode)
+				return
+			}
+			_ = s.Close()
+		}()
+	}
 }
