@@ -21,12 +21,9 @@ import (
 // let go of the body last and however it did. (Before, /a refused to open:
 // its live message's payload was missing.)
 
-// sharedBody admits the same file-sized body to two Flushed queues of one
-// store on the simulated disk.
-func sharedBody(t *testing.T) (disk *faultfs.Disk, s *store.Store, a, b *store.Queue, inA, inB store.Message, body []byte) {
+// openAB opens the Flushed queues /a and /b of s.
+func openAB(t *testing.T, s *store.Store) (a, b *store.Queue) {
 	t.Helper()
-	disk = faultfs.New(1)
-	s = openOnDisk(t, disk)
 	var err error
 	if a, _, err = s.OpenQueue([]byte("/a"), store.Flushed); err != nil {
 		t.Fatal(err)
@@ -34,6 +31,16 @@ func sharedBody(t *testing.T) (disk *faultfs.Disk, s *store.Store, a, b *store.Q
 	if b, _, err = s.OpenQueue([]byte("/b"), store.Flushed); err != nil {
 		t.Fatal(err)
 	}
+	return a, b
+}
+
+// sharedBody admits the same file-sized body to two Flushed queues of one
+// store on the simulated disk.
+func sharedBody(t *testing.T) (disk *faultfs.Disk, s *store.Store, a, b *store.Queue, inA, inB store.Message, body []byte) {
+	t.Helper()
+	disk = faultfs.New(1)
+	s = openOnDisk(t, disk)
+	a, b = openAB(t, s)
 	body = bodyOf(5, 64<<10)
 	return disk, s, a, b, admit(t, a, body, store.Meta{}), admit(t, b, body, store.Meta{}), body
 }
@@ -170,14 +177,7 @@ func TestARemovalDecidedBeforeAnAdmitLeavesThePayload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _, err := s.OpenQueue([]byte("/a"), store.Flushed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _, err := s.OpenQueue([]byte("/b"), store.Flushed)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, b := openAB(t, s)
 	body := bodyOf(7, 64<<10)
 	inA := admit(t, a, body, store.Meta{})
 	if err := a.Settle(inA.Seq); err != nil {
@@ -221,14 +221,7 @@ func TestARemovalDecidedBeforeAnAdmitLeavesThePayload(t *testing.T) {
 func TestOneBrokenJournalStopsNoOtherQueue(t *testing.T) {
 	disk := faultfs.New(1)
 	s := openOnDisk(t, disk)
-	a, _, err := s.OpenQueue([]byte("/a"), store.Flushed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _, err := s.OpenQueue([]byte("/b"), store.Flushed)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, b := openAB(t, s)
 	body := bodyOf(8, 64<<10)
 	inA, inB := admit(t, a, body, store.Meta{}), admit(t, b, body, store.Meta{})
 	if err := b.Settle(inB.Seq); err != nil {

@@ -302,10 +302,7 @@ var errSettlementsUnsynced = errors.New("store: another queue's settlements are 
 // (that queue hears of it from its next Settle).
 func (s *Store) syncSettlements(own *Queue) error {
 	s.mu.Lock()
-	queues := make([]*Queue, 0, len(s.open))
-	for _, q := range s.open {
-		queues = append(queues, q)
-	}
+	queues := s.openLocked()
 	s.mu.Unlock()
 	var unsynced error
 	for _, q := range queues {
@@ -319,6 +316,15 @@ func (s *Store) syncSettlements(own *Queue) error {
 	return unsynced
 }
 
+// openLocked lists the open queues. The caller holds s.mu.
+func (s *Store) openLocked() []*Queue {
+	queues := make([]*Queue, 0, len(s.open))
+	for _, q := range s.open {
+		queues = append(queues, q)
+	}
+	return queues
+}
+
 // Close closes every queue still open and releases the directory lock.
 func (s *Store) Close() error {
 	s.mu.Lock()
@@ -327,10 +333,7 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
-	queues := make([]*Queue, 0, len(s.open))
-	for _, q := range s.open {
-		queues = append(queues, q)
-	}
+	queues := s.openLocked()
 	s.mu.Unlock()
 	var first error
 	for _, q := range queues {

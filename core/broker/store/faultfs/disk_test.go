@@ -46,10 +46,9 @@ func read(t *testing.T, v *faultfs.FS, path string) string {
 	return string(b)
 }
 
-// TestPowerCutKeepsOnlyWhatWasSynced is the disk's contract: a file's data
-// survives only up to its last Sync, and a name only once its directory
-// was synced after it was made.
-func TestPowerCutKeepsOnlyWhatWasSynced(t *testing.T) {
+// dataDisk is a fresh disk with a durable empty /data, and a view of it.
+func dataDisk(t *testing.T) (*faultfs.Disk, *faultfs.FS) {
+	t.Helper()
 	d := faultfs.New(1)
 	v := d.FS()
 	if err := v.MkdirAll("/data", 0o700); err != nil {
@@ -58,6 +57,14 @@ func TestPowerCutKeepsOnlyWhatWasSynced(t *testing.T) {
 	if err := v.SyncDir("/"); err != nil {
 		t.Fatal(err)
 	}
+	return d, v
+}
+
+// TestPowerCutKeepsOnlyWhatWasSynced is the disk's contract: a file's data
+// survives only up to its last Sync, and a name only once its directory
+// was synced after it was made.
+func TestPowerCutKeepsOnlyWhatWasSynced(t *testing.T) {
+	d, v := dataDisk(t)
 	write(t, v, "/data/nothing-synced", "a", false)
 	write(t, v, "/data/file-synced-only", "b", true)
 	write(t, v, "/data/dir-synced-only", "c", false)
@@ -230,14 +237,7 @@ func TestWhatACutKeptIsDurable(t *testing.T) {
 // locks but keeps every write; only a power cut afterwards takes what was
 // never synced.
 func TestKillKeepsTheUnsyncedForALaterCut(t *testing.T) {
-	d := faultfs.New(1)
-	v := d.FS()
-	if err := v.MkdirAll("/data", 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := v.SyncDir("/"); err != nil {
-		t.Fatal(err)
-	}
+	d, v := dataDisk(t)
 	write(t, v, "/data/synced", "kept", true)
 	if err := v.SyncDir("/data"); err != nil {
 		t.Fatal(err)
