@@ -7,7 +7,8 @@ import (
 	"os"
 	"syscall"
 	"time"
-	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // errReaderGone is a pipe whose reader closed it with bytes unread.
@@ -77,14 +78,15 @@ func awaitPipeEmpty(ctx context.Context, raw syscall.RawConn, poller int) error 
 
 // pipeUnread is how many bytes the pipe holds that its reader has not
 // read (FIONREAD, which Linux answers on either end of a pipe).
+// x/sys/unix makes the call, so nothing outside capi/ needs unsafe.
 func pipeUnread(raw syscall.RawConn) (int, error) {
-	var unread int32
-	var errno syscall.Errno
+	var unread int
+	var ioctlErr error
 	err := raw.Control(func(fd uintptr) {
-		_, _, errno = syscall.Syscall(syscall.SYS_IOCTL, fd, syscall.TIOCINQ, uintptr(unsafe.Pointer(&unread)))
+		unread, ioctlErr = unix.IoctlGetInt(int(fd), unix.TIOCINQ)
 	})
-	if err == nil && errno != 0 {
-		err = os.NewSyscallError("ioctl FIONREAD", errno)
+	if err == nil && ioctlErr != nil {
+		err = os.NewSyscallError("ioctl FIONREAD", ioctlErr)
 	}
-	return int(unread), err
+	return unread, err
 }

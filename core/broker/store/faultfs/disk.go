@@ -33,7 +33,8 @@ import (
 )
 
 // ErrPowerLost is returned by every operation of an FS, and of a file
-// opened through it, once the disk it belongs to lost power.
+// opened through it, once the disk it belongs to lost power (or the
+// process using it was killed: Kill).
 var ErrPowerLost = errors.New("faultfs: the power was cut")
 
 // Op names a kind of operation a Fault can fail.
@@ -78,9 +79,9 @@ type Disk struct {
 	rng    *rand.Rand
 	tear   bool
 	// cutIn counts down mutating operations to an automatic power cut; 0
-	// means none is armed.
-	cutIn int
-	cuts  int
+	// means none is armed. killIn does the same for a process crash.
+	cutIn, killIn int
+	cuts, kills   int
 }
 
 type fault struct {
@@ -167,8 +168,30 @@ func (d *Disk) Cuts() int {
 func (d *Disk) Kill() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.killLocked()
+}
+
+func (d *Disk) killLocked() {
 	d.gen++
+	d.kills++
+	d.killIn = 0
 	d.locks = map[string]bool{}
+}
+
+// KillAfter arms an automatic Kill as CutAfter arms a power cut: the n-th
+// mutating operation from now does not happen, the process dies instead,
+// and the operation fails with ErrPowerLost.
+func (d *Disk) KillAfter(n int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.killIn = max(n, 1)
+}
+
+// Kills is the number of process crashes so far.
+func (d *Disk) Kills() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.kills
 }
 
 // PowerCut loses power now: every file and directory goes back to its
@@ -183,7 +206,7 @@ func (d *Disk) PowerCut() {
 func (d *Disk) cutLocked() {
 	d.gen++
 	d.cuts++
-	d.cutIn = 0
+	d.cutIn, d.killIn = 0, 0
 	d.locks = map[string]bool{}
 	seen := map[*inode]bool{}
 	var revert func(n *inode)
@@ -272,6 +295,12 @@ func (d *Disk) enter(gen int, op Op, path string, mutating bool) error {
 	if mutating && d.cutIn > 0 {
 		if d.cutIn--; d.cutIn == 0 {
 			d.cutLocked()
+			return ErrPowerLost
+		}
+	}
+	if mutating && d.killIn > 0 {
+		if d.killIn--; d.killIn == 0 {
+			d.killLocked()
 			return ErrPowerLost
 		}
 	}
