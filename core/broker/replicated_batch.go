@@ -39,10 +39,13 @@ type proposal struct {
 func newProposalBatcher(g *cluster.Group) *proposalBatcher { return &proposalBatcher{g: g} }
 
 // propose commits e, alone or in a batch, and returns what applying it
-// answered. It waits for the commit whatever ctx does: an entry handed
-// to Raft cannot be withdrawn, and its caller must learn whether it
-// committed.
+// answered. It takes no context: an entry handed to Raft cannot be
+// withdrawn, and its caller must learn whether it committed. An entry that
+// is not valid fails here, before it could fail a batch of others.
 func (b *proposalBatcher) propose(e cluster.Entry) (any, error) {
+	if err := e.Validate(); err != nil {
+		return nil, err
+	}
 	p := &proposal{e: e, done: make(chan struct{})}
 	b.mu.Lock()
 	b.queued = append(b.queued, p)

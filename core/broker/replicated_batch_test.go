@@ -2,6 +2,7 @@ package broker
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -74,5 +75,43 @@ func groupCommits(t *testing.T, size int) {
 	leader.awaitSettled(t, "/jobs")
 	for _, m := range tc.members {
 		awaitLive(t, m.node.Group("/jobs"), 0)
+	}
+}
+
+// TestABadEntryFailsAloneNotItsBatch: an entry that does not validate is
+// refused before it is queued, so it cannot fail the batch it would have
+// shared with the entries proposed beside it, which all commit.
+func TestABadEntryFailsAloneNotItsBatch(t *testing.T) {
+	tc := startReplicated(t, 3, "written", "/jobs")
+	b := newProposalBatcher(tc.leader(t, "/jobs").node.Group("/jobs"))
+	long := strings.Repeat("t", 257)
+	bad := cluster.Entry{Kind: cluster.EntryAdmit, Digest: make([]byte, 32), Length: 1, Body: []byte{1}, Topic: &long}
+	const good = 64
+	start := make(chan struct{})
+	errs := make(chan error, good)
+	var wg sync.WaitGroup
+	for i := range good {
+		wg.Go(func() {
+			<-start
+			// A DELIVER of a seq nobody holds commits and changes nothing.
+			_, err := b.propose(cluster.Entry{Kind: cluster.EntryDeliver, Seq: uint64(1000 + i), Attempt: 1})
+			errs <- err
+		})
+	}
+	var badErr error
+	wg.Go(func() {
+		<-start
+		_, badErr = b.propose(bad)
+	})
+	close(start)
+	wg.Wait()
+	close(errs)
+	if badErr == nil || !strings.Contains(badErr.Error(), "topic") {
+		t.Fatalf("a 257-byte topic: %v, want it refused naming the topic", badErr)
+	}
+	for err := range errs {
+		if err != nil {
+			t.Fatalf("a valid entry proposed beside a bad one failed: %v", err)
+		}
 	}
 }

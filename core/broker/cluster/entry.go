@@ -151,6 +151,11 @@ func peekKind(data []byte) (EntryKind, bool) {
 	return EntryKind(data[2]), true
 }
 
+// Validate reports whether e may be proposed: each kind's fields and
+// bounds (Encode checks the same). A proposer that batches entries checks
+// each first, so that one bad entry fails alone, not its batch.
+func (e *Entry) Validate() error { return e.check() }
+
 // check enforces each kind's fields and bounds.
 func (e *Entry) check() error {
 	if e.Batch != nil && e.Kind != EntryBatch {
