@@ -227,7 +227,8 @@ func (jetStreamR3) DialProducer(ctx context.Context, addr string, confirmed func
 }
 
 // DialConsumer implements system.QueueSystem with the single-node rows'
-// durable pull consumer.
-func (jetStreamR3) DialConsumer(ctx context.Context, addr string, maxSize int, received func([]byte)) (io.Closer, error) {
-	return jetstreamsys.Queue{}.DialConsumer(ctx, addr, maxSize, received)
+// durable pull consumer. Its pulls expire after 2 s, not 30: one that a
+// server dropped while the cluster moved its leadership is sent again soon.
+func (jetStreamR3) DialConsumer(ctx context.Context, addr string, _ int, received func([]byte)) (io.Closer, error) {
+	return jetstreamsys.DialConsumerWith(ctx, addr, received, jetstream.PullExpiry(2*time.Second))
 }

@@ -160,6 +160,14 @@ func (p *producer) Close() error {
 // DialConsumer implements system.QueueSystem: a durable pull consumer
 // with explicit acknowledgement, consumed by nats.go's Consume loop.
 func (Queue) DialConsumer(ctx context.Context, addr string, _ int, received func([]byte)) (io.Closer, error) {
+	return DialConsumerWith(ctx, addr, received)
+}
+
+// DialConsumerWith is DialConsumer with options for the Consume loop. It
+// returns once the consumer has a leader: on a cluster a replicated
+// consumer elects one after it is created, and a pull sent before that is
+// lost until it expires.
+func DialConsumerWith(ctx context.Context, addr string, received func([]byte), opts ...jetstream.PullConsumeOpt) (io.Closer, error) {
 	nc, js, err := connect(addr)
 	if err != nil {
 		return nil, err
@@ -170,15 +178,35 @@ func (Queue) DialConsumer(ctx context.Context, addr string, _ int, received func
 		nc.Close()
 		return nil, fmt.Errorf("jetstream: creating the consumer: %w", err)
 	}
+	if err := awaitConsumerLeader(ctx, cons); err != nil {
+		nc.Close()
+		return nil, err
+	}
 	cc, err := cons.Consume(func(m jetstream.Msg) {
 		received(m.Data())
 		_ = m.Ack() // an ack lost here is redelivered, and the harness would see a duplicate
-	})
+	}, opts...)
 	if err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("jetstream: consuming: %w", err)
 	}
 	return &consumer{nc: nc, cc: cc}, nil
+}
+
+// awaitConsumerLeader asks for the consumer's state until it names a
+// leader (a server that is not a cluster has none to wait for).
+func awaitConsumerLeader(ctx context.Context, cons jetstream.Consumer) error {
+	for pause := 5 * time.Millisecond; ; pause = min(2*pause, 200*time.Millisecond) {
+		info, err := cons.Info(ctx)
+		if err == nil && (info.Cluster == nil || info.Cluster.Leader != "") {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("jetstream: the consumer has no leader: %w (last: %v)", ctx.Err(), err)
+		case <-time.After(pause):
+		}
+	}
 }
 
 // consumer is a connection consuming the stream.
