@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -79,14 +80,48 @@ func (c *jetStreamCluster) Close() error {
 
 // StartQueue implements system.QueueSystem: the three servers, each
 // storing under its own directory of dir, and the stream once its leader
-// is elected and both followers are current.
+// is elected and both followers are current. A server that cannot bind a
+// port it was given (taken by another program since it was found free)
+// never gets ready; the cluster is then formed again on fresh ports, at
+// most formAttempts times.
 func (q jetStreamR3) StartQueue(ctx context.Context, dir string, maxSize int) (system.Server, error) {
 	ctx, cancel := context.WithTimeout(ctx, clusterFormTime)
 	defer cancel()
-	routePorts, err := freeTCPPorts(clusterNodes)
-	if err != nil {
-		return nil, fmt.Errorf("jetstream r3: %w", err)
+	for attempt := 1; ; attempt++ {
+		c, err := q.form(ctx, filepath.Join(dir, fmt.Sprintf("try%d", attempt)))
+		if errors.Is(err, errNotReady) && attempt < formAttempts && ctx.Err() == nil {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("jetstream r3: %w", err)
+		}
+		if c.leader, err = c.createStream(ctx, maxSize); err != nil {
+			_ = c.Close()
+			return nil, fmt.Errorf("jetstream r3: %w", err)
+		}
+		return c, nil
 	}
+}
+
+// formAttempts bounds how often a cluster is formed on fresh ports, and
+// serverReadyTime how long one server may take to listen.
+const (
+	formAttempts    = 3
+	serverReadyTime = 15 * time.Second
+)
+
+// errNotReady is a server that did not listen in time.
+var errNotReady = errors.New("a server was not ready")
+
+// form starts the three servers on ports found free (client and route
+// ports at once, so no server's kernel-chosen port can be another's route
+// port) and waits until each listens.
+func (q jetStreamR3) form(ctx context.Context, dir string) (*jetStreamCluster, error) {
+	ports, err := freeTCPPorts(2 * clusterNodes)
+	if err != nil {
+		return nil, err
+	}
+	clientPorts, routePorts := ports[:clusterNodes], ports[clusterNodes:]
 	var routes []string
 	for _, port := range routePorts {
 		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", port))
@@ -94,28 +129,30 @@ func (q jetStreamR3) StartQueue(ctx context.Context, dir string, maxSize int) (s
 	c := &jetStreamCluster{}
 	for i, port := range routePorts {
 		ns, err := server.NewServer(&server.Options{ServerName: fmt.Sprintf("n%d", i), Host: "127.0.0.1",
-			Port: server.RANDOM_PORT, NoLog: true, NoSigs: true,
+			Port: clientPorts[i], NoLog: true, NoSigs: true,
 			JetStream: true, StoreDir: filepath.Join(dir, fmt.Sprintf("n%d", i)), SyncAlways: q.syncAlways,
 			Cluster: server.ClusterOpts{Name: "bench", Host: "127.0.0.1", Port: port},
 			Routes:  server.RoutesFromStr(strings.Join(routes, ","))})
 		if err != nil {
 			_ = c.Close()
-			return nil, fmt.Errorf("jetstream r3: creating server %d: %w", i, err)
+			return nil, fmt.Errorf("creating server %d: %w", i, err)
 		}
 		ns.Start()
 		c.servers = append(c.servers, ns)
 	}
 	for i, ns := range c.servers {
-		if !ns.ReadyForConnections(clusterFormTime) {
+		if !ns.ReadyForConnections(min(serverReadyTime, time.Until(deadlineOf(ctx)))) {
 			_ = c.Close()
-			return nil, fmt.Errorf("jetstream r3: server %d was not ready within %v", i, clusterFormTime)
+			return nil, fmt.Errorf("%w: server %d within %v", errNotReady, i, serverReadyTime)
 		}
 	}
-	if c.leader, err = c.createStream(ctx, maxSize); err != nil {
-		_ = c.Close()
-		return nil, fmt.Errorf("jetstream r3: %w", err)
-	}
 	return c, nil
+}
+
+// deadlineOf is ctx's deadline (StartQueue always sets one).
+func deadlineOf(ctx context.Context) time.Time {
+	d, _ := ctx.Deadline()
+	return d
 }
 
 // freeTCPPorts finds n loopback ports nothing listens on, for the route
