@@ -25,7 +25,7 @@
 // of one header share a single allocation, and a header without text or a
 // report order decodes without allocating.
 //
-// A header is judged in two layers (see cbor.go): fxamacker/cbor, under a
+// A header is judged in two layers (see cborread.go): fxamacker/cbor, under a
 // strict decoding mode, decides that it is exactly one well-formed CBOR
 // item with no indefinite lengths, tags or unassigned simple values; a
 // small iterative walker then reads the frame's schema and enforces what

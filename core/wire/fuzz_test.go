@@ -249,7 +249,7 @@ func referenceMatch(topic, filter string) bool {
 	return len(ts) == len(fs)
 }
 
-// FuzzSkip cross-checks the two layers of cbor.go on single values: what
+// FuzzSkip cross-checks the two layers of cborread.go on single values: what
 // the walker skips, fxamacker's strict mode finds well-formed; and what
 // strict mode finds well-formed, the walker skips whole unless one of the
 // rules only the walker knows (depth, half floats, UTF-8) forbids it.

@@ -17,7 +17,7 @@ type headerMap struct {
 	top   bool     // the header's own map: nothing may follow it
 }
 
-// openHeader checks a whole header (layer 1, see cbor.go) and opens its
+// openHeader checks a whole header (layer 1, see cborread.go) and opens its
 // top-level map.
 func openHeader(r *reader, frame string, names []string) (headerMap, error) {
 	if err := checkWellformed(frame, r.buf); err != nil {
