@@ -14,6 +14,9 @@
  *              (fn_log.c: the log callback, through its own threadsafe function)
  *              (fn_common.c: the argument shapes most of them share)
  *   addon.c    module init: instance state and the export table
+ *
+ * Calls between them run one way: fn_*.c -> fn_common.c -> bridge.c ->
+ * values.c -> args.c, and each reads the env's state through addon_of here.
  */
 #ifndef WEIDA_NODE_ADDON_H
 #define WEIDA_NODE_ADDON_H
@@ -56,6 +59,15 @@ typedef struct addon {
     pthread_rwlock_t gate;
     bool closing;                  /* the env is being torn down */
 } addon_t;
+
+/* This env's state. Here rather than in a .c file so that args.c, values.c
+ * and bridge.c each depend on the addon's state alone, not on one another
+ * in a circle. */
+static inline addon_t *addon_of(napi_env env) {
+    addon_t *addon = NULL;
+    napi_get_instance_data(env, (void **)&addon);
+    return addon;
+}
 
 /* How a completion's (code, a, b) becomes the Promise's value. */
 enum shape {
@@ -124,7 +136,6 @@ napi_value js_string(napi_env env, const char *s);
 
 /* ---- bridge.c ------------------------------------------------------- */
 
-addon_t *addon_of(napi_env env);
 bool bridge_init(napi_env env, addon_t *addon);
 /* A new pending op; *promise is what the call returns. parent may be NULL. */
 op_t *op_new(napi_env env, int shape, napi_value parent, napi_value *promise);

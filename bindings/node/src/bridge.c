@@ -22,12 +22,6 @@
 
 #include <stdlib.h>
 
-addon_t *addon_of(napi_env env) {
-    addon_t *addon = NULL;
-    napi_get_instance_data(env, (void **)&addon);
-    return addon;
-}
-
 /* Closes the result handles of an outcome nobody will receive. */
 static void discard(op_t *p) {
     if (p->code == WEIDA_OK) {

@@ -2,11 +2,28 @@
 // conditions. Tests import the INSTALLED package ('weida'), never the source
 // tree; tests/node/run.sh runs them under `node --test --test-timeout`, so a
 // deadlock fails its test instead of hanging the run.
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterEach } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import weida from 'weida';
 
 export const MIB = 1 << 20;
+
+/**
+ * include/weida.h of the checkout under test, or null when there is none.
+ * WEIDA_HEADER names it where the tests run from a copy outside the tree
+ * (tests/node/run.sh sets it; a wrong path then fails the read, loudly);
+ * otherwise it is looked for in the directories above this file.
+ */
+export function headerPath() {
+  if (process.env.WEIDA_HEADER) return process.env.WEIDA_HEADER;
+  for (let dir = dirname(new URL(import.meta.url).pathname); ; dir = dirname(dir)) {
+    const candidate = join(dir, 'include', 'weida.h');
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) return null;
+  }
+}
 
 /** {server, binding, client}: a server runtime bound on loopback and a client runtime. */
 export async function served() {
