@@ -35,33 +35,6 @@ func (c AppCode) String() string {
 	return "APP_CODE_" + itoa(uint64(c))
 }
 
-// ERROR frame codes (ERROR key 0, PROTOCOL.md §10.1). Distinct from AppCode.
-const (
-	ErrorUnknownEndpoint uint64 = 1
-	ErrorRejected        uint64 = 2
-	ErrorUnsupported     uint64 = 3
-	ErrorInternal        uint64 = 4
-	ErrorNoReply         uint64 = 5
-	// ErrorNotLeader answers an exchange to a replicated queue on a node
-	// that does not lead it; ERROR keys 1 (leader) and 2 (term) say where
-	// the leader is, when known.
-	ErrorNotLeader uint64 = 6
-)
-
-// Completion levels (PROTOCOL.md §8.6.1), shared by cursor records,
-// report orders and DATA key 8.
-const (
-	LevelNone             uint64 = 0
-	LevelTransportReceipt uint64 = 1
-	LevelAccepted         uint64 = 2
-	LevelStored           uint64 = 3
-	LevelReplicated       uint64 = 4
-	LevelProcessed        uint64 = 5
-)
-
-// LevelReserved reports whether level lies in the reserved range 6..=15.
-func LevelReserved(level uint64) bool { return level >= 6 && level < ApplicationFloor }
-
 func itoa(v uint64) string {
 	var b [20]byte
 	i := len(b)

@@ -3,6 +3,13 @@ package wire
 // CREDIT (kind 5, PROTOCOL.md §8.5): the absolute, cumulative message limit
 // of one subscription on a queue path.
 
+// Credit is the CREDIT header (kind 5).
+type Credit struct {
+	Endpoint string // key 0, required
+	Filter   string // key 1, required
+	Limit    uint64 // key 2, required
+}
+
 var creditKeys = []string{"endpoint", "filter", "limit"}
 
 // AppendHeader appends the CREDIT map; all three keys are always written.

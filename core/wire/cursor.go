@@ -3,6 +3,11 @@ package wire
 // CURSOR (kind 6, PROTOCOL.md §8.6): a head header naming the report, then
 // raw (level, offset) varint records until FIN.
 
+// CursorHead is the CURSOR head header (kind 6).
+type CursorHead struct {
+	ReportID uint64 // key 0, required
+}
+
 var cursorKeys = []string{"report_id"}
 
 // AppendHeader appends the CURSOR head map {0: report_id}.
@@ -30,6 +35,12 @@ func DecodeCursorHead(hdr []byte) (CursorHead, error) {
 		return CursorHead{}, err
 	}
 	return c, nil
+}
+
+// CursorRecord is one (level, offset) varint pair after a CURSOR head.
+type CursorRecord struct {
+	Level  uint64
+	Offset uint64
 }
 
 // AppendCursorRecord appends one record: the shortest varints of level and

@@ -4,8 +4,25 @@ import "unicode/utf8"
 
 // DATA (kind 1, PROTOCOL.md §8.3): the header of every payload.
 
-// MaxLayer is the highest segment layer (DATA key 14, SUBSCRIBE key 3).
-const MaxLayer = 15
+// Data is the DATA header (kind 1, PROTOCOL.md §8.3). Every key is optional
+// at the decoder; contextual requirements are checked at dispatch.
+type Data struct {
+	Endpoint        Opt[string]   // key 0, <= 512 B
+	ContentLen      Opt[uint64]   // key 1, advisory
+	ContentType     Opt[string]   // key 2, <= 256 B
+	Traceparent     Opt[string]   // key 3, <= 128 B
+	Tracestate      Opt[string]   // key 4, <= 512 B
+	Topic           Opt[string]   // key 5, <= 256 B
+	Sequence        Opt[uint64]   // key 6
+	Producer        Opt[[32]byte] // key 7, exactly 32 B
+	Achieved        Opt[uint64]   // key 8, 0..=5
+	ReportID        Opt[uint64]   // key 9, travels with key 10
+	Report          []uint64      // key 10, 1..16 strictly ascending levels; nil = absent
+	ReportMode      uint64        // key 11, 0 progress (never written) or 1 final-only
+	DeliveryAttempt Opt[uint64]   // key 12, written only when >= 2
+	Segment         Opt[uint64]   // key 13
+	Layer           uint64        // key 14, 0..=15, 0 never written, only with key 13
+}
 
 var dataKeys = []string{
 	"endpoint", "content_len", "content_type", "traceparent", "tracestate", "topic",
@@ -305,10 +322,4 @@ func (r *reader) report() ([]uint64, error) {
 		levels[i] = v
 	}
 	return levels, nil
-}
-
-// optUint reads a present uint value.
-func optUint(r *reader) (Opt[uint64], error) {
-	v, err := r.uint()
-	return Opt[uint64]{V: v, Ok: true}, err
 }

@@ -5,6 +5,26 @@ package wire
 // the queue path, and key 2, the Raft term that named it. Any code may carry
 // them; a v0 decoder that predates them skips them as unknown keys.
 
+// ErrorFrame is the ERROR header (kind 2, reply half only).
+type ErrorFrame struct {
+	Code   uint64      // key 0, required; see ErrorCode constants
+	Leader Opt[string] // key 1, <= 1024 B: NOT_LEADER's leader URL, when one is known
+	Term   Opt[uint64] // key 2: NOT_LEADER's Raft term
+}
+
+// ERROR frame codes (ERROR key 0, PROTOCOL.md §10.1). Distinct from AppCode.
+const (
+	ErrorUnknownEndpoint uint64 = 1
+	ErrorRejected        uint64 = 2
+	ErrorUnsupported     uint64 = 3
+	ErrorInternal        uint64 = 4
+	ErrorNoReply         uint64 = 5
+	// ErrorNotLeader answers an exchange to a replicated queue on a node
+	// that does not lead it; ERROR keys 1 (leader) and 2 (term) say where
+	// the leader is, when known.
+	ErrorNotLeader uint64 = 6
+)
+
 var errorKeys = []string{"code", "leader", "term"}
 
 // AppendHeader appends the ERROR map {0: code, 1: leader?, 2: term?}.
@@ -52,52 +72,4 @@ func DecodeError(hdr []byte) (ErrorFrame, error) {
 		e.Leader.V = string(hdr[leader.off : leader.off+leader.n])
 	}
 	return e, nil
-}
-
-// LeaderAnswer is the reply payload of the leader query (the reserved
-// endpoint LeaderPath): the CBOR map {0: leader URL, 1: term}, both required.
-type LeaderAnswer struct {
-	Leader string // key 0, <= CapLeader bytes
-	Term   uint64 // key 1
-}
-
-// LeaderPath is the reserved endpoint a cluster node answers the leader
-// query at. It has no leading "/", so no user endpoint can claim it.
-const LeaderPath = ".weida/leader"
-
-var leaderAnswerKeys = []string{"leader", "term"}
-
-// AppendHeader appends the answer's map. (It is a payload, not a frame
-// header, but it follows the header rules so one decoder style serves it.)
-func (a *LeaderAnswer) AppendHeader(b []byte) []byte {
-	b = appendHead(b, majorMap, 2)
-	b = appendTextKey(b, 0, a.Leader)
-	return appendUintKey(b, 1, a.Term)
-}
-
-// DecodeLeaderAnswer decodes a leader query's reply payload.
-func DecodeLeaderAnswer(payload []byte) (LeaderAnswer, error) {
-	var a LeaderAnswer
-	var leader textSpan
-	r := reader{buf: payload}
-	m, err := openHeader(&r, "leader answer", leaderAnswerKeys)
-	if err != nil {
-		return LeaderAnswer{}, err
-	}
-	err = m.walk(&r, 2, func(key uint64) (err error) {
-		switch key {
-		case 0:
-			leader, err = r.textSpan(CapLeader)
-		case 1:
-			a.Term, err = r.uint()
-		default:
-			err = r.skip()
-		}
-		return err
-	})
-	if err != nil {
-		return LeaderAnswer{}, err
-	}
-	a.Leader = string(payload[leader.off : leader.off+leader.n])
-	return a, nil
 }

@@ -3,6 +3,16 @@ package wire
 // FLOW (kind 7, PROTOCOL.md §8.7): registers a datagram flow for the
 // lifetime of its stream.
 
+// Flow is the FLOW header (kind 7).
+type Flow struct {
+	Endpoint    string      // key 0, required
+	Flow        uint64      // key 1, required
+	ContentType Opt[string] // key 2
+	Traceparent Opt[string] // key 3
+	Tracestate  Opt[string] // key 4
+	Topic       Opt[string] // key 5
+}
+
 var flowKeys = []string{"endpoint", "flow", "content_type", "traceparent", "tracestate", "topic"}
 
 // AppendHeader appends the FLOW map; endpoint and flow are always written.

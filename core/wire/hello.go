@@ -2,6 +2,17 @@ package wire
 
 // HELLO (kind 0, PROTOCOL.md §8.1): the one frame each side sends first.
 
+// Hello is the HELLO header (kind 0, PROTOCOL.md §8.1).
+type Hello struct {
+	Versions             []uint64     // key 0, required, <= 64 items
+	MaxHeaderBytes       uint64       // key 1, required
+	MaxTransfers         uint64       // key 2, required, advisory
+	Capabilities         []uint64     // key 3, required, <= 64 items
+	RequiredCapabilities []uint64     // key 4, required, <= 64 items
+	Offered              GuaranteeSet // key 5, absent = core
+	Required             GuaranteeSet // key 6, absent = core
+}
+
 // helloKeys names the HELLO keys for messages.
 var helloKeys = []string{
 	"versions", "max_header_bytes", "max_transfers", "capabilities",

@@ -184,3 +184,136 @@ func capabilityName(code uint64) string {
 	}
 	return itoa(code)
 }
+
+// Intersect returns the weaker of two offers (§9.2): the minimum of each
+// ladder, the AND of control_isolated, the agreed durability and replicas
+// axes kept only where the effective acknowledgement carries them, and the
+// shorter dedup window kept only under effective deduplication 1.
+//
+// It fails with a *NegotiationError (Step StepIntersect; Ours is a's level,
+// Theirs b's) when an unordered dimension (backpressure, producer_naming)
+// differs, or when both state durability or replicas and disagree.
+func Intersect(a, b GuaranteeSet) (GuaranteeSet, error) {
+	for _, d := range [...]struct {
+		dim  int
+		x, y uint64
+	}{
+		{dimBackpressure, a.Backpressure, b.Backpressure},
+		{dimProducerNaming, a.ProducerNaming, b.ProducerNaming},
+	} {
+		if d.x != d.y {
+			return GuaranteeSet{}, incomparable(d.dim, Some(d.x), Some(d.y))
+		}
+	}
+	if a.Durability.Ok && b.Durability.Ok && a.Durability.V != b.Durability.V {
+		return GuaranteeSet{}, incomparable(dimDurability, a.Durability, b.Durability)
+	}
+	if a.Replicas.Ok && b.Replicas.Ok && a.Replicas.V != b.Replicas.V {
+		return GuaranteeSet{}, incomparable(dimReplicas, a.Replicas, b.Replicas)
+	}
+	e := GuaranteeSet{
+		Delivery:        min(a.Delivery, b.Delivery),
+		Acknowledgement: min(a.Acknowledgement, b.Acknowledgement),
+		Ordering:        min(a.Ordering, b.Ordering),
+		Deduplication:   min(a.Deduplication, b.Deduplication),
+		Backpressure:    a.Backpressure,
+		ProducerNaming:  a.ProducerNaming,
+		ControlIsolated: a.ControlIsolated & b.ControlIsolated,
+	}
+	if e.Acknowledgement == LevelStored || e.Acknowledgement == LevelReplicated {
+		e.Durability = either(a.Durability, b.Durability)
+	}
+	if e.Acknowledgement == LevelReplicated {
+		e.Replicas = either(a.Replicas, b.Replicas)
+	}
+	if e.Deduplication == 1 {
+		e.DedupWindowMs = either(a.DedupWindowMs, b.DedupWindowMs)
+		if a.DedupWindowMs.Ok && b.DedupWindowMs.Ok {
+			e.DedupWindowMs.V = min(a.DedupWindowMs.V, b.DedupWindowMs.V)
+		}
+	}
+	return e, nil
+}
+
+// either returns whichever of a and b is present (a when both are).
+func either(a, b Opt[uint64]) Opt[uint64] {
+	if a.Ok {
+		return a
+	}
+	return b
+}
+
+// incomparable is the intersect failure of one dimension.
+func incomparable(dim int, a, b Opt[uint64]) *NegotiationError {
+	return &NegotiationError{
+		Step: StepIntersect, Dimension: dimensionNames[dim], Ours: a.V, Theirs: b.V,
+		Reason: "we offer " + describeOpt(dim, a) + ", the peer offers " + describeOpt(dim, b) +
+			"; the two must be equal",
+	}
+}
+
+// Reaches reports whether have meets required (§9.3): every ladder at least
+// as high, the unordered dimensions equal, control_isolated kept if
+// required, and each required axis (durability, replicas, dedup window)
+// present in have and at least as strong. On failure dimension names the
+// first dimension, in key order, that falls short.
+func Reaches(have, required GuaranteeSet) (ok bool, dimension string) {
+	if dim := shortfall(&have, &required); dim >= 0 {
+		return false, dimensionNames[dim]
+	}
+	return true, ""
+}
+
+// shortfall returns the first dimension where have misses required, or -1.
+func shortfall(have, req *GuaranteeSet) int {
+	atLeast := func(h, r Opt[uint64]) bool { return !r.Ok || (h.Ok && h.V >= r.V) }
+	switch {
+	case have.Delivery < req.Delivery:
+		return dimDelivery
+	case have.Acknowledgement < req.Acknowledgement:
+		return dimAcknowledgement
+	case !atLeast(have.Durability, req.Durability):
+		return dimDurability
+	case !atLeast(have.Replicas, req.Replicas):
+		return dimReplicas
+	case have.Ordering < req.Ordering:
+		return dimOrdering
+	case have.Deduplication < req.Deduplication:
+		return dimDeduplication
+	case !atLeast(have.DedupWindowMs, req.DedupWindowMs):
+		return dimDedupWindow
+	case have.Backpressure != req.Backpressure:
+		return dimBackpressure
+	case have.ProducerNaming != req.ProducerNaming:
+		return dimProducerNaming
+	case req.ControlIsolated != 0 && have.ControlIsolated == 0:
+		return dimControlIsolated
+	}
+	return -1
+}
+
+// level returns g's level in one dimension, for messages.
+func (g *GuaranteeSet) level(dim int) Opt[uint64] {
+	switch dim {
+	case dimDelivery:
+		return Some(g.Delivery)
+	case dimAcknowledgement:
+		return Some(g.Acknowledgement)
+	case dimDurability:
+		return g.Durability
+	case dimReplicas:
+		return g.Replicas
+	case dimOrdering:
+		return Some(g.Ordering)
+	case dimDeduplication:
+		return Some(g.Deduplication)
+	case dimDedupWindow:
+		return g.DedupWindowMs
+	case dimBackpressure:
+		return Some(g.Backpressure)
+	case dimProducerNaming:
+		return Some(g.ProducerNaming)
+	default:
+		return Some(g.ControlIsolated)
+	}
+}

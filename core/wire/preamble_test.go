@@ -52,14 +52,6 @@ func TestPreambleLimitIsLocal(t *testing.T) {
 	wantViolation(t, err, "header_len 100 exceeds max_header_bytes 99")
 }
 
-func TestKindString(t *testing.T) {
-	for k, want := range map[Kind]string{KindHello: "HELLO", KindUnsubscribe: "UNSUBSCRIBE", KindFlow: "FLOW", KindReport: "REPORT", 9: "KIND_9", 255: "KIND_255"} {
-		if got := k.String(); got != want {
-			t.Errorf("Kind(%d) = %q, want %q", k, got, want)
-		}
-	}
-}
-
 func TestAppendPreambleRejectsNegativeLength(t *testing.T) {
 	defer func() {
 		if recover() == nil {

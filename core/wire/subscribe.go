@@ -3,6 +3,14 @@ package wire
 // SUBSCRIBE and UNSUBSCRIBE (kinds 3 and 4, PROTOCOL.md §8.4): one header,
 // two kinds; AppendFrame's kind argument says which.
 
+// Subscribe is the SUBSCRIBE / UNSUBSCRIBE header (kinds 3 and 4).
+type Subscribe struct {
+	Endpoint string      // key 0, required
+	Filter   string      // key 1, required (may be empty)
+	MaxAgeMs Opt[uint64] // key 2
+	MaxLayer Opt[uint64] // key 3, 0..=15
+}
+
 var subscribeKeys = []string{"endpoint", "filter", "max_age_ms", "max_layer"}
 
 // AppendHeader appends the SUBSCRIBE/UNSUBSCRIBE map. endpoint and filter
