@@ -13,6 +13,7 @@
  * @module weida
  */
 const native = require('./lib/native');
+const { LEVELS, REPORT_MODES } = require('./lib/abi');
 const errors = require('./lib/errors');
 const { Trust, Identity, IncomingMeta, Survey } = require('./lib/values');
 const { OutgoingStream, IncomingStream, Reply, FanOut } = require('./lib/streams');
@@ -58,16 +59,10 @@ module.exports = {
   VERSION: native.wireVersion(),
   /** The QUIC ALPN. */
   ALPN: Buffer.from(native.alpn()),
-  // Completion levels of a report; plain numbers, the space is open above APPLICATION_FLOOR.
-  TRANSPORT_RECEIPT: 1,
-  ACCEPTED: 2,
-  STORED: 3,
-  REPLICATED: 4,
-  PROCESSED: 5,
-  APPLICATION_FLOOR: 16,
-  // Report modes.
-  PROGRESS: 0,
-  FINAL_ONLY: 1,
+  // Completion levels of a report (plain numbers, the space is open above
+  // APPLICATION_FLOOR) and report modes: weida.h's, from the generated table.
+  ...LEVELS,
+  ...REPORT_MODES,
   Runtime,
   Binding,
   Requester,

@@ -8,11 +8,9 @@
  * not a guarantee: a level nobody reports stays absent.
  * @module weida/lib/cursors
  */
+const { REPORT_MODES: { PROGRESS } } = require('./abi');
 const native = require('./native');
 const { Handle, waiting } = require('./handle');
-
-/** Report mode: records as levels advance, and the latest at the end (the default). */
-const PROGRESS = 0;
 
 /**
  * The sender's view of the report it ordered on one transfer. The report

@@ -1,10 +1,17 @@
 // The error classes: one per library error kind, each with its C code.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import weida from 'weida';
 import { headerPath } from './support.mjs';
 
+const require = createRequire(import.meta.url);
+const root = dirname(require.resolve('weida'));
+const { CODES, KINDS: TABLE, LEVELS, REPORT_MODES } = require(join(root, 'lib', 'abi.js'));
+const native = require(join(root, 'lib', 'native.js'));
 const HEADER = headerPath();
 const NO_HEADER = 'no include/weida.h above the tests and WEIDA_HEADER unset: not run from a checkout';
 
@@ -58,6 +65,30 @@ test('the JavaScript table matches the C code table in weida.h', { skip: HEADER 
     assert.equal(new weida[KINDS[n - 1]]('x').codeName, name);
     assert.equal(new weida[KINDS[n - 1]]('x').code, n);
   }
+});
+
+test('lib/abi.js is the table build/gen-bindings-tables.py writes from weida.h', { skip: HEADER === null && NO_HEADER }, () => {
+  // The installed package's table, regenerated from the checkout's header by
+  // the checkout's generator: a code added to the header and not to the
+  // table fails here.
+  const generator = join(dirname(HEADER), '..', 'build', 'gen-bindings-tables.py');
+  const expected = execFileSync('python3', [generator, '--print', 'node', '--header', HEADER], { encoding: 'utf8' });
+  assert.equal(readFileSync(join(root, 'lib', 'abi.js'), 'utf8'), expected,
+    'lib/abi.js is stale: run build/gen-bindings-tables.py');
+});
+
+test('every code the library names is in the table, and the exports are the table\'s', () => {
+  // Read from the library, header or not: weida_strerror names each code
+  // it knows and says "WEIDA_E?" for any other.
+  const named = {};
+  for (let code = 0; code < 1024; code++) {
+    const name = native.strerror(code).split(':')[0];
+    if (name !== 'WEIDA_E?') named[name] = code;
+  }
+  assert.deepEqual(named, { ...CODES });
+  assert.deepEqual(TABLE.map(([name, code]) => [name, code]), KINDS.map((name, i) => [name, i + 1]));
+  for (const [name, value] of Object.entries({ ...LEVELS, ...REPORT_MODES })) assert.equal(weida[name], value, name);
+  assert.deepEqual([weida.TRANSPORT_RECEIPT, weida.PROCESSED, weida.APPLICATION_FLOOR, weida.FINAL_ONLY], [1, 5, 16, 1]);
 });
 
 test('library failures arrive as their class, with the library\'s sentence', async () => {

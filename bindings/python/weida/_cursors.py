@@ -14,20 +14,16 @@ from __future__ import annotations
 from ctypes import Array, byref, c_int, c_size_t, c_uint64
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
+# Completion levels (plain ints: the space is open above APPLICATION_FLOOR,
+# whose levels are carried, never interpreted) and report modes: weida.h's,
+# from the generated table.
+from ._abi import (  # noqa: F401
+    ACCEPTED, APPLICATION_FLOOR, FINAL_ONLY, PROCESSED, PROGRESS, REPLICATED, STORED, TRANSPORT_RECEIPT,
+)
 from ._boundary import check
 from ._errors import Protocol
 from ._ffi import ETRUNCATED, lib
 from ._handle import Handle
-
-# Completion levels (plain ints: the space is open above APPLICATION_FLOOR).
-TRANSPORT_RECEIPT = 1  #: the receiver's transport holds the bytes
-ACCEPTED = 2  #: a hop took responsibility in memory
-STORED = 3  #: a store holds the bytes up to the offset
-REPLICATED = 4  #: the bytes up to the offset are replicated
-PROCESSED = 5  #: the consumer settled the bytes up to the offset
-APPLICATION_FLOOR = 16  #: the first level an application may name; carried, never interpreted
-PROGRESS = 0  #: report mode: records as levels advance, and the latest at the end (the default)
-FINAL_ONLY = 1  #: report mode: one record per level, when the report ends
 
 _WORD = 2**64
 _C_INT = 2**31

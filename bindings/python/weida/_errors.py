@@ -1,7 +1,8 @@
 """The exception classes and the code -> class table (SURFACE.md §2.6).
 
 Codes 1..26 of weida.h are the library's error kinds, one class each, in the
-same order. The ABI's own failures (a bad handle, an internal fault) are
+same order; each class's code and variant name come from the table generated
+out of weida.h (_abi.py). The ABI's own failures (a bad handle, an internal fault) are
 ``RuntimeFailure``, as upstream reports misuse; a bad argument is
 ``InvalidArgument``, a ``RuntimeFailure`` that is also a ``ValueError``; a
 passed deadline is ``DeadlinePassed``, a ``TimeoutError``.
@@ -16,10 +17,13 @@ carries ``code``, the C code (an int, ``weida.h``'s ``enum weida_code``);
 
 from __future__ import annotations
 
+from ._abi import KINDS
 from ._ffi import EBADHANDLE, EINTERNAL, EINVAL, ETIMEDOUT, lib
 
-# weida.h's code of RuntimeFailure; the ABI-only codes are in _ffi.
-_ERUNTIME = 1
+# Class name -> (code, the library's variant name), from weida.h's table.
+_KIND_OF = {cls: (code, variant) for code, _c_name, variant, cls in KINDS}
+# Class name -> class, as _kind makes them.
+_MADE: dict[str, type] = {}
 
 
 class WeidaError(Exception):
@@ -44,16 +48,20 @@ class WeidaError(Exception):
         return self.cause  # OSError's own would format (errno, strerror)
 
 
-def _kind(name: str, doc: str, variant: str = "", builtin: "type | None" = None) -> type:
-    """One exception class per library error kind, exported by ``weida``,
-    under ``builtin`` too when one matches."""
+def _kind(name: str, doc: str, builtin: "type | None" = None) -> type:
+    """The exception class of weida.h's error kind ``name`` (its code and
+    variant from the generated table), exported by ``weida``, under
+    ``builtin`` too when one matches."""
+    code, variant = _KIND_OF[name]
     bases = (WeidaError,) if builtin is None else (WeidaError, builtin)
-    return type(name, bases, {"errno": variant or name, "__doc__": doc, "__module__": "weida"})
+    cls = type(name, bases, {"errno": variant, "code": code, "__doc__": doc, "__module__": "weida"})
+    _MADE[name] = cls
+    return cls
 
 
 # The library's "Runtime" kind, renamed because weida.Runtime is the runtime class.
 RuntimeFailure = _kind("RuntimeFailure", "The runtime failed or was used wrongly (the library's Runtime error).",
-                       variant="Runtime", builtin=RuntimeError)
+                       builtin=RuntimeError)
 InvalidAddress = _kind("InvalidAddress", "An address or URL is not valid.", builtin=ValueError)
 InvalidEndpointPath = _kind("InvalidEndpointPath", "An endpoint path is not valid.", builtin=ValueError)
 InvalidFingerprint = _kind("InvalidFingerprint", "A fingerprint is not sha256:<64 hex>.", builtin=ValueError)
@@ -87,20 +95,9 @@ UntrustedPrincipal = _kind("UntrustedPrincipal", "The peer's principal is not tr
 Io = _kind("Io", "An I/O error.", builtin=OSError)
 Transport = _kind("Transport", "The transport failed.", builtin=ConnectionError)
 
-#: C code (1..26) -> class, in weida.h's order.
-BY_CODE: dict[int, type] = {
-    code: cls
-    for code, cls in enumerate(
-        (
-            RuntimeFailure, InvalidAddress, InvalidEndpointPath, InvalidFingerprint,
-            AlreadyRegistered, AddressInUse, NotConnected, ConnectionLost, Negotiation,
-            Protocol, Rejected, UnknownEndpoint, Unsupported, NoParkedConnection, NoReply,
-            Canceled, Expired, Indeterminate, LimitExceeded, DatagramsUnavailable, TooLarge,
-            Tls, Untrusted, UntrustedPrincipal, Io, Transport,
-        ),
-        start=1,
-    )
-}
+#: C code (1..26) -> class, in weida.h's order (a kind without a class
+#: above fails the import here, naming it).
+BY_CODE: dict[int, type] = {code: _MADE[cls] for code, _c_name, _variant, cls in KINDS}
 
 # The ABI's own failures that are not a library kind.
 InvalidArgument = type("InvalidArgument", (RuntimeFailure, ValueError), {
@@ -109,10 +106,6 @@ InvalidArgument = type("InvalidArgument", (RuntimeFailure, ValueError), {
 DeadlinePassed = type("DeadlinePassed", (WeidaError, TimeoutError), {
     "__doc__": "A deadline given to the call passed (the ABI's WEIDA_ETIMEDOUT); not a failure of the peer.",
     "__module__": "weida", "errno": "TimedOut", "code": ETIMEDOUT})
-
-for _code, _cls in BY_CODE.items():
-    _cls.code = _code
-RuntimeFailure.code = _ERUNTIME
 
 #: Every class, for __all__.
 CLASSES = ("WeidaError",) + tuple(cls.__name__ for cls in BY_CODE.values()) + ("InvalidArgument", "DeadlinePassed")

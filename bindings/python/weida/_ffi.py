@@ -27,17 +27,12 @@ from ctypes import (
     c_void_p,
 )
 
+# Return codes that are not failures, or that the binding handles itself
+# (weida.h's, from the generated table).
+from ._abi import EBADHANDLE, EINTERNAL, EINVAL, END, ETIMEDOUT, ETRUNCATED, OK  # noqa: F401
+
 #: The ABI these declarations describe (WEIDA_ABI_VERSION in weida.h).
 ABI_VERSION = 1
-
-# Return codes that are not failures, or that the binding handles itself.
-OK = 0
-EBADHANDLE = 100
-EINVAL = 101
-ETIMEDOUT = 102
-END = 103
-EINTERNAL = 104
-ETRUNCATED = 105
 
 # enum weida_meta_field
 META_ENDPOINT = 1
