@@ -117,9 +117,13 @@ func Serve(pc net.PacketConn, cfg Config) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	resetKey, err := statelessResetKey(cfg.Identity)
+	if err != nil {
+		return nil, err
+	}
 	qc := &quic.Config{HandshakeIdleTimeout: handshakeTimeout, MaxIdleTimeout: idleTimeout, KeepAlivePeriod: idleTimeout / 3,
 		MaxIncomingStreams: 1024, MaxIncomingUniStreams: -1}
-	tr := &quic.Transport{Conn: pc}
+	tr := &quic.Transport{Conn: pc, StatelessResetKey: resetKey}
 	ln, err := tr.Listen(tlsConf, qc)
 	if err != nil {
 		return nil, fmt.Errorf("raft port %s: %w", pc.LocalAddr(), err)
