@@ -26,8 +26,9 @@ class Surface(BoundedCase):
         self.assertFalse(hasattr(weida.sync.Pusher, "open"))
         self.assertFalse(hasattr(weida.sync.Puller, "recv_stream"))
         self.assertFalse(hasattr(weida.sync.Subscriber, "peer_count"))
-        self.assertEqual({m for m in vars(weida.sync.Publisher) if not m.startswith("_")},
-                         {"path", "publish", "subscriber_count", "dropped"})
+        # Every public member, inherited ones included (the shared role base's, Handle's close).
+        self.assertEqual({m for m in dir(weida.sync.Publisher) if not m.startswith("_")},
+                         {"path", "publish", "subscriber_count", "dropped", "close"})
 
     def test_request_reply_on_threads(self):
         _, binding, client = served_sync()

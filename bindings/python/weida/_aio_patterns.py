@@ -8,18 +8,19 @@ weida coroutine cancels the library operation and resets its streams.
 
 from __future__ import annotations
 
-from ctypes import c_uint64
 from typing import Callable, Iterable, Optional, Tuple
 
 from . import _loop
 from ._aio_cursors import Cursors, Reporter, open_ordering, reporting_value, send_ordering
 from ._aio_streams import FanOut, IncomingStream, OutgoingStream, Reply, istream_with_meta
-from ._boundary import Bytes, bytes_arg, ceiling, check, credit, out_count, out_handle, take_bytes, text
-from ._common import count_of, drop_counts, path_of
+from ._boundary import Bytes, out_handle, text
+from ._common import count_of, drop_counts
 from ._cursors import PROGRESS
 from ._ffi import lib
 from ._handle import Handle
-from ._stats import ConnectionStats, connection_stats
+from ._roles import (
+    PublisherBase, PullerBase, PusherBase, ReplierBase, RequestBase, RequesterBase, SubscriberBase,
+)
 from ._values import IncomingMeta, msg_value, payload_value
 
 
@@ -33,7 +34,7 @@ async def connect(fn: object, h: int, url: str) -> None:
     await _loop.call(fn, (h, text(url, "url")), _loop.unit)
 
 
-class Requester(Handle):
+class Requester(RequesterBase):
     """The asking side of Req/Rep: dials repliers, round-robin."""
 
     __slots__ = ()
@@ -45,8 +46,7 @@ class Requester(Handle):
 
     async def request(self, payload: Bytes, max_reply_bytes: int) -> bytes:
         """One whole request and its whole reply (under ``max_reply_bytes``)."""
-        data, n = bytes_arg(payload)
-        args = (self._h, data, n, ceiling(max_reply_bytes, "max_reply_bytes"))
+        args = self._request_args(payload, max_reply_bytes)
         return await _loop.call(lib.weida_requester_request_async, args, payload_value, owned=1)
 
     async def open(self) -> Tuple[OutgoingStream, Reply]:
@@ -54,35 +54,26 @@ class Requester(Handle):
         return await _loop.call(lib.weida_requester_open_async, (self._h,),
                                 lambda a, b: (OutgoingStream(a, self), Reply(b, self)), owned=2)
 
-    def peer_count(self) -> int:
-        """Live connections."""
-        return count_of(lib.weida_requester_peer_count, self._h)
 
-    def connection_stats(self) -> list[ConnectionStats]:
-        """Each connected URL's statistics, in connect order: ``transport`` is
-        ``None`` over a local transport and while a URL is down."""
-        return connection_stats(lib.weida_requester_connection_stats, self._h)
-
-
-class Request(Handle):
+class Request(RequestBase):
     """One accepted request owing one answer. ``payload`` and ``meta`` were
     read on accept. Dropping it unanswered sends NO_REPLY to the asker."""
 
     __slots__ = ("payload", "meta")
+    payload: Bytes  #: the request, whole
+    meta: IncomingMeta  #: what arrived with it
 
     def __init__(self, h: int, parent: Handle) -> None:
         super().__init__(h, parent)
-        self.payload: Bytes = take_bytes(lib.weida_request_payload, h)  #: the request, whole
-        self.meta: IncomingMeta = IncomingMeta._read(h)  #: what arrived with it
+        self.payload, self.meta = self._read(h)
 
     async def reply(self, payload: Bytes) -> None:
         """The whole reply, once; a second answer raises ``NoReply``."""
-        data, n = bytes_arg(payload)
-        await _loop.call(lib.weida_request_reply_async, (self._h, data, n), _loop.unit)
+        await _loop.call(lib.weida_request_reply_async, self._payload_args(payload), _loop.unit)
 
     async def refuse(self) -> None:
         """Answers with a refusal: the asker sees ``Rejected``."""
-        check(lib.weida_request_refuse(self._h))
+        self._refuse()
 
 
 def request_value(parent: Handle) -> Callable[[int, int], Request]:
@@ -90,23 +81,19 @@ def request_value(parent: Handle) -> Callable[[int, int], Request]:
     return lambda a, b: Request(a, parent)
 
 
-class Replier(Handle):
+class Replier(ReplierBase):
     """The answering side of Req/Rep, registered at a path."""
 
     __slots__ = ()
 
-    def path(self) -> str:
-        """The registered path."""
-        return path_of(lib.weida_replier_path, self._h)
-
     async def accept(self, max_bytes: int) -> Request:
         """The next request, its payload read whole under ``max_bytes`` (a
         larger one is refused, the asker sees the refusal, and skipped)."""
-        return await _loop.call(lib.weida_replier_accept_async,
-                                (self._h, ceiling(max_bytes, "max_bytes")), request_value(self), owned=1)
+        return await _loop.call(lib.weida_replier_accept_async, self._ceiling_args(max_bytes),
+                                request_value(self), owned=1)
 
 
-class Pusher(Handle):
+class Pusher(PusherBase):
     """The sending side of Push/Pull."""
 
     __slots__ = ()
@@ -136,34 +123,16 @@ class Pusher(Handle):
         return await open_ordering(lib.weida_pusher_open_async, lib.weida_pusher_open_reporting_async,
                                    self._h, report, mode, ostream_value(self))
 
-    def peer_count(self) -> int:
-        """Live connections."""
-        return count_of(lib.weida_pusher_peer_count, self._h)
 
-    def connection_stats(self) -> list[ConnectionStats]:
-        """Each connected URL's statistics, in connect order: ``transport`` is
-        ``None`` over a local transport and while a URL is down."""
-        return connection_stats(lib.weida_pusher_connection_stats, self._h)
-
-    def dropped(self) -> int:
-        """Outbox bodies dropped or lost before they could be written."""
-        return count_of(lib.weida_pusher_dropped, self._h, c_uint64)
-
-
-class Puller(Handle):
+class Puller(PullerBase):
     """The receiving side of Push/Pull, registered at a path."""
 
     __slots__ = ()
 
-    def path(self) -> str:
-        """The registered path."""
-        return path_of(lib.weida_puller_path, self._h)
-
     async def recv(self, max_bytes: int) -> Tuple[bytes, IncomingMeta]:
         """The next message, whole, under ``max_bytes`` (else ``LimitExceeded``
         and the message is refused)."""
-        return await _loop.call(lib.weida_puller_recv_async,
-                                (self._h, ceiling(max_bytes, "max_bytes")), msg_value, owned=1)
+        return await _loop.call(lib.weida_puller_recv_async, self._ceiling_args(max_bytes), msg_value, owned=1)
 
     async def recv_stream(self) -> Tuple[IncomingStream, IncomingMeta]:
         """The next message unread, for payloads too large to hold."""
@@ -174,39 +143,21 @@ class Puller(Handle):
         pusher ordered (``None`` when it ordered none). Report through it once
         the message is handled, then finish it."""
         return await _loop.call(lib.weida_puller_recv_reporting_async,
-                                (self._h, ceiling(max_bytes, "max_bytes")), reporting_value(self), owned=2)
+                                self._ceiling_args(max_bytes), reporting_value(self), owned=2)
 
 
-class Publisher(Handle):
+class Publisher(PublisherBase):
     """The publishing side of Pub/Sub. Nothing here waits for a subscriber."""
 
     __slots__ = ()
-
-    def path(self) -> str:
-        """The registered path."""
-        return path_of(lib.weida_publisher_path, self._h)
-
-    def publish(self, topic: str, payload: Bytes) -> int:
-        """Queues one copy per matching subscriber; returns how many (0 is
-        normal). Above the 8 MiB subscriber budget raises ``LimitExceeded``."""
-        data, n = bytes_arg(payload)
-        return out_count(lib.weida_publisher_publish, self._h, text(topic, "topic"), data, n)
 
     def open(self, topic: str) -> FanOut:
         """A streamed publication to the subscribers matching now."""
         return FanOut(out_handle(lib.weida_publisher_open, self._h, text(topic, "topic")), self)
 
-    def subscriber_count(self) -> int:
-        """Connected subscribers."""
-        return count_of(lib.weida_publisher_subscriber_count, self._h)
-
     def filter_count(self) -> int:
         """Distinct filters across subscribers."""
         return count_of(lib.weida_publisher_filter_count, self._h)
-
-    def dropped(self) -> int:
-        """Copies dropped, every cause."""
-        return count_of(lib.weida_publisher_dropped, self._h, c_uint64)
 
     def dropped_on(self, topic: str) -> Optional[Tuple[int, int, int, int]]:
         """``(total, subscriber_budget, subscriber_queue, no_parked_connection)``
@@ -214,7 +165,7 @@ class Publisher(Handle):
         return drop_counts(self._h, topic)
 
 
-class Subscriber(Handle):
+class Subscriber(SubscriberBase):
     """The subscribing side of Pub/Sub: dials publishers, receives the
     copies whose topic matches one of its filters.
 
@@ -235,16 +186,15 @@ class Subscriber(Handle):
         """Adds a filter (``""`` and ``"#"`` take every topic); one the
         library rejects raises ``Protocol``. The publisher applies it shortly
         after this returns."""
-        await _loop.call(lib.weida_subscriber_subscribe_async, (self._h, text(filter, "filter")), _loop.unit)
+        await _loop.call(lib.weida_subscriber_subscribe_async, self._filter_args(filter), _loop.unit)
 
     async def unsubscribe(self, filter: str) -> None:
         """Removes a filter."""
-        await _loop.call(lib.weida_subscriber_unsubscribe_async, (self._h, text(filter, "filter")), _loop.unit)
+        await _loop.call(lib.weida_subscriber_unsubscribe_async, self._filter_args(filter), _loop.unit)
 
     async def recv(self, max_bytes: int) -> Tuple[bytes, IncomingMeta]:
         """The next copy, whole, under ``max_bytes``; ``meta.topic`` names its topic."""
-        return await _loop.call(lib.weida_subscriber_recv_async,
-                                (self._h, ceiling(max_bytes, "max_bytes")), msg_value, owned=1)
+        return await _loop.call(lib.weida_subscriber_recv_async, self._ceiling_args(max_bytes), msg_value, owned=1)
 
     async def recv_stream(self) -> Tuple[IncomingStream, IncomingMeta]:
         """The next copy unread (a streamed fan-out)."""
@@ -260,11 +210,7 @@ class Subscriber(Handle):
         connections get it too, but a redial makes new subscriptions that
         start over, so up to ``limit`` may come again there. A publisher
         that is not a queue ignores credit."""
-        await _loop.call(lib.weida_subscriber_grant_async, (self._h, credit(limit, "limit")), _loop.unit)
-
-    def granted(self) -> int:
-        """The standing grant; 0 before the first."""
-        return count_of(lib.weida_subscriber_granted, self._h, c_uint64)
+        await _loop.call(lib.weida_subscriber_grant_async, self._grant_args(limit), _loop.unit)
 
     async def recv_reporting(self, max_bytes: int) -> Tuple[bytes, IncomingMeta, Optional[Reporter]]:
         """``recv`` that also hands over the ``Reporter`` of the report the
@@ -276,16 +222,11 @@ class Subscriber(Handle):
         subscription or connection ends.) A payload above ``max_bytes``
         raises ``LimitExceeded`` and is given back at once."""
         return await _loop.call(lib.weida_subscriber_recv_reporting_async,
-                                (self._h, ceiling(max_bytes, "max_bytes")), reporting_value(self), owned=2)
+                                self._ceiling_args(max_bytes), reporting_value(self), owned=2)
 
     def peer_count(self) -> int:
         """Live publisher connections: the only sign a publisher is gone."""
         return count_of(lib.weida_subscriber_peer_count, self._h)
-
-    def connection_stats(self) -> list[ConnectionStats]:
-        """Each connected URL's statistics, in connect order: ``transport`` is
-        ``None`` over a local transport and while a URL is down."""
-        return connection_stats(lib.weida_subscriber_connection_stats, self._h)
 
     def filter_count(self) -> int:
         """Filters held."""

@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-from ctypes import c_uint64
 from typing import Iterable, Optional, Tuple
 
 from . import _loop
 from ._aio_cursors import Cursors, Reporter, open_ordering, reporting_value, send_ordering
 from ._aio_patterns import connect, ostream_value, request_value
 from ._aio_streams import IncomingStream, OutgoingStream, istream_with_meta
-from ._boundary import Bytes, bytes_arg, ceiling
-from ._common import count_of, path_of
+from ._boundary import Bytes
 from ._cursors import PROGRESS
 from ._ffi import lib
-from ._handle import Handle
-from ._stats import ConnectionStats, connection_stats
-from ._values import IncomingMeta, Survey, msg_value, survey_args
+from ._roles import BusMemberBase, PairedBase, RespondentBase, SurveyorBase
+from ._values import IncomingMeta, Survey, msg_value
 
 
-class Paired(Handle):
+class Paired(PairedBase):
     """One end of a PAIR: ``Runtime.pair`` dials, ``Binding.pair`` is bound.
     A second peer's transfer is refused with ``LimitExceeded``; the first
     peer is kept."""
@@ -45,8 +42,7 @@ class Paired(Handle):
 
     async def recv(self, max_bytes: int) -> Tuple[bytes, IncomingMeta]:
         """The next message, whole, under ``max_bytes``."""
-        return await _loop.call(lib.weida_paired_recv_async,
-                                (self._h, ceiling(max_bytes, "max_bytes")), msg_value, owned=1)
+        return await _loop.call(lib.weida_paired_recv_async, self._ceiling_args(max_bytes), msg_value, owned=1)
 
     async def recv_stream(self) -> Tuple[IncomingStream, IncomingMeta]:
         """The next message unread."""
@@ -56,27 +52,14 @@ class Paired(Handle):
         """``recv`` that also hands over the ``Reporter`` of the report the
         peer ordered, or ``None``."""
         return await _loop.call(lib.weida_paired_recv_reporting_async,
-                                (self._h, ceiling(max_bytes, "max_bytes")), reporting_value(self), owned=2)
-
-    def path(self) -> str:
-        """The registered path (bound end) or the dialled one."""
-        return path_of(lib.weida_paired_path, self._h)
-
-    def peer_count(self) -> int:
-        """0 or 1."""
-        return count_of(lib.weida_paired_peer_count, self._h)
-
-    def connection_stats(self) -> list[ConnectionStats]:
-        """The dialled URL's statistics (``[]`` on a bound PAIR, which dials
-        nothing): ``transport`` is ``None`` over a local transport and while down."""
-        return connection_stats(lib.weida_paired_connection_stats, self._h)
+                                self._ceiling_args(max_bytes), reporting_value(self), owned=2)
 
 
 def _survey(a: int, b: int) -> Survey:
     return Survey._take(a)
 
 
-class Surveyor(Handle):
+class Surveyor(SurveyorBase):
     """The asking side of SURVEY: every survey asks every live respondent."""
 
     __slots__ = ()
@@ -89,35 +72,22 @@ class Surveyor(Handle):
         """Asks every respondent and collects replies (each under
         ``max_reply_bytes``) until ``deadline_seconds``. Silence is counted
         in the result, not raised; no respondent is an empty survey."""
-        args = (self._h, *survey_args(payload, deadline_seconds, max_reply_bytes))
+        args = self._survey_args(payload, deadline_seconds, max_reply_bytes)
         return await _loop.call(lib.weida_surveyor_survey_async, args, _survey, owned=1)
 
-    def peer_count(self) -> int:
-        """Live respondents."""
-        return count_of(lib.weida_surveyor_peer_count, self._h)
 
-    def connection_stats(self) -> list[ConnectionStats]:
-        """Each connected URL's statistics, in connect order: ``transport`` is
-        ``None`` over a local transport and while a URL is down."""
-        return connection_stats(lib.weida_surveyor_connection_stats, self._h)
-
-
-class Respondent(Handle):
+class Respondent(RespondentBase):
     """The answering side of SURVEY, registered at a path."""
 
     __slots__ = ()
 
-    def path(self) -> str:
-        """The registered path."""
-        return path_of(lib.weida_respondent_path, self._h)
-
     async def accept(self, max_bytes: int):
         """The next question as a ``Request`` (the same class as Replier's)."""
         return await _loop.call(lib.weida_respondent_accept_async,
-                                (self._h, ceiling(max_bytes, "max_bytes")), request_value(self), owned=1)
+                                self._ceiling_args(max_bytes), request_value(self), owned=1)
 
 
-class BusMember(Handle):
+class BusMember(BusMemberBase):
     """A BUS member: bound at a path and dialling other members at once.
     A send reaches every live dialled member, never the sender."""
 
@@ -130,27 +100,8 @@ class BusMember(Handle):
     async def send(self, payload: Bytes) -> int:
         """One copy to every live member; returns members reached. Never
         waits for a member."""
-        data, n = bytes_arg(payload)
-        return await _loop.call(lib.weida_bus_send_async, (self._h, data, n), _loop.first)
+        return await _loop.call(lib.weida_bus_send_async, self._payload_args(payload), _loop.first)
 
     async def recv(self, max_bytes: int) -> Tuple[bytes, IncomingMeta]:
         """The next message, whole, under ``max_bytes``."""
-        return await _loop.call(lib.weida_bus_recv_async,
-                                (self._h, ceiling(max_bytes, "max_bytes")), msg_value, owned=1)
-
-    def peer_count(self) -> int:
-        """Live connections."""
-        return count_of(lib.weida_bus_peer_count, self._h)
-
-    def connection_stats(self) -> list[ConnectionStats]:
-        """Each connected URL's statistics, in connect order: ``transport`` is
-        ``None`` over a local transport and while a URL is down."""
-        return connection_stats(lib.weida_bus_connection_stats, self._h)
-
-    def dropped(self) -> int:
-        """Copies dropped."""
-        return count_of(lib.weida_bus_dropped, self._h, c_uint64)
-
-    def path(self) -> str:
-        """The registered path."""
-        return path_of(lib.weida_bus_path, self._h)
+        return await _loop.call(lib.weida_bus_recv_async, self._ceiling_args(max_bytes), msg_value, owned=1)

@@ -30,16 +30,19 @@ from __future__ import annotations
 from ctypes import byref, c_uint64
 from typing import Iterable, Optional, Tuple
 
-from ._boundary import Bytes, bytes_arg, ceiling, check, credit, deadline, out_count, out_handle, take_bytes, text
-from ._common import BindingBase, RuntimeBase, count_of, path_of
+from ._boundary import Bytes, check, deadline, out_count, out_handle, text
+from ._common import BindingBase, RuntimeBase
 from ._cursors import PROGRESS
 from ._errors import RuntimeFailure
-from ._interrupt import lib
 from ._handle import Handle
-from ._stats import ConnectionStats, connection_stats
+from ._interrupt import lib
+from ._roles import (
+    BusMemberBase, Endpoint, PairedBase, PublisherBase, PullerBase, PusherBase, ReplierBase, RequestBase,
+    RequesterBase, RespondentBase, SubscriberBase, SurveyorBase,
+)
 from ._sync_cursors import Cursors, Reporter, recv_reporting, send_ordering
 from ._sync_radio import Dish, Radio, Segment
-from ._values import Identity, IncomingMeta, Survey, survey_args, take_msg, take_payload
+from ._values import Identity, IncomingMeta, Survey, take_msg, take_payload
 
 __all__ = [
     "Runtime", "Binding", "Requester", "Pusher", "Subscriber", "Replier", "Request", "Puller",
@@ -48,20 +51,15 @@ __all__ = [
 ]
 
 
-def _recv(fn: object, h: int, max_bytes: int) -> Tuple[bytes, IncomingMeta]:
-    return take_msg(out_handle(fn, h, ceiling(max_bytes, "max_bytes")))
-
-
-def _send(fn: object, h: int, data: bytes) -> None:
-    p, n = bytes_arg(data)
-    check(fn(h, p, n))
-
-
 def _connect(fn: object, h: int, url: str) -> None:
     check(fn(h, text(url, "url")))
 
 
-class Requester(Handle):
+def _recv(fn: object, endpoint: Endpoint, max_bytes: int) -> Tuple[bytes, IncomingMeta]:
+    return take_msg(out_handle(fn, *endpoint._ceiling_args(max_bytes)))
+
+
+class Requester(RequesterBase):
     """The asking side of Req/Rep: dials repliers, round-robin."""
 
     __slots__ = ()
@@ -72,21 +70,10 @@ class Requester(Handle):
 
     def request(self, payload: Bytes, max_reply_bytes: int) -> bytes:
         """One whole request and its whole reply (under ``max_reply_bytes``)."""
-        p, n = bytes_arg(payload)
-        return take_payload(out_handle(lib.weida_requester_request, self._h, p, n,
-                                       ceiling(max_reply_bytes, "max_reply_bytes")))
-
-    def peer_count(self) -> int:
-        """Live connections."""
-        return count_of(lib.weida_requester_peer_count, self._h)
-
-    def connection_stats(self) -> list[ConnectionStats]:
-        """Each connected URL's statistics, in connect order: ``transport`` is
-        ``None`` over a local transport and while a URL is down."""
-        return connection_stats(lib.weida_requester_connection_stats, self._h)
+        return take_payload(out_handle(lib.weida_requester_request, *self._request_args(payload, max_reply_bytes)))
 
 
-class Request(Handle):
+class Request(RequestBase):
     """One accepted request owing one answer. ``payload`` and ``meta`` raise
     ``RuntimeFailure`` once it is answered (the request is spent). Dropping
     it unanswered sends NO_REPLY to the asker."""
@@ -95,8 +82,7 @@ class Request(Handle):
 
     def __init__(self, h: int, parent: Handle) -> None:
         super().__init__(h, parent)
-        self._payload = take_bytes(lib.weida_request_payload, h)
-        self._meta = IncomingMeta._read(h)
+        self._payload, self._meta = self._read(h)
         self._spent = False
 
     def _unspent(self, what: str) -> None:
@@ -117,30 +103,26 @@ class Request(Handle):
 
     def reply(self, payload: Bytes) -> None:
         """The whole reply, once; a second answer raises ``NoReply``."""
-        _send(lib.weida_request_reply, self._h, payload)
+        check(lib.weida_request_reply(*self._payload_args(payload)))
         self._spent = True
 
     def refuse(self) -> None:
         """Answers with a refusal: the asker sees ``Rejected``."""
-        check(lib.weida_request_refuse(self._h))
+        self._refuse()
         self._spent = True
 
 
-class Replier(Handle):
+class Replier(ReplierBase):
     """The answering side of Req/Rep, registered at a path."""
 
     __slots__ = ()
 
-    def path(self) -> str:
-        """The registered path."""
-        return path_of(lib.weida_replier_path, self._h)
-
     def accept(self, max_bytes: int) -> Request:
         """The next request, read whole under ``max_bytes``."""
-        return Request(out_handle(lib.weida_replier_accept, self._h, ceiling(max_bytes, "max_bytes")), self)
+        return Request(out_handle(lib.weida_replier_accept, *self._ceiling_args(max_bytes)), self)
 
 
-class Pusher(Handle):
+class Pusher(PusherBase):
     """The sending side of Push/Pull."""
 
     __slots__ = ()
@@ -159,32 +141,15 @@ class Pusher(Handle):
         raises ``Protocol`` before anything is sent."""
         return send_ordering(lib.weida_pusher_send, lib.weida_pusher_send_reporting, self._h, payload, report, mode)
 
-    def peer_count(self) -> int:
-        """Live connections."""
-        return count_of(lib.weida_pusher_peer_count, self._h)
 
-    def connection_stats(self) -> list[ConnectionStats]:
-        """Each connected URL's statistics, in connect order: ``transport`` is
-        ``None`` over a local transport and while a URL is down."""
-        return connection_stats(lib.weida_pusher_connection_stats, self._h)
-
-    def dropped(self) -> int:
-        """Outbox bodies dropped or lost before they could be written."""
-        return count_of(lib.weida_pusher_dropped, self._h, c_uint64)
-
-
-class Puller(Handle):
+class Puller(PullerBase):
     """The receiving side of Push/Pull, registered at a path."""
 
     __slots__ = ()
 
-    def path(self) -> str:
-        """The registered path."""
-        return path_of(lib.weida_puller_path, self._h)
-
     def recv(self, max_bytes: int) -> Tuple[bytes, IncomingMeta]:
         """The next message, whole, under ``max_bytes`` (else ``LimitExceeded``)."""
-        return _recv(lib.weida_puller_recv, self._h, max_bytes)
+        return _recv(lib.weida_puller_recv, self, max_bytes)
 
     def recv_reporting(self, max_bytes: int) -> Tuple[bytes, IncomingMeta, Optional[Reporter]]:
         """``recv`` that also hands over the ``Reporter`` of the report the
@@ -192,31 +157,13 @@ class Puller(Handle):
         return recv_reporting(lib.weida_puller_recv_reporting, self, max_bytes)
 
 
-class Publisher(Handle):
+class Publisher(PublisherBase):
     """The publishing side of Pub/Sub (whole payloads only)."""
 
     __slots__ = ()
 
-    def path(self) -> str:
-        """The registered path."""
-        return path_of(lib.weida_publisher_path, self._h)
 
-    def publish(self, topic: str, payload: Bytes) -> int:
-        """Queues one copy per matching subscriber; returns how many (0 is
-        normal). Above the 8 MiB subscriber budget raises ``LimitExceeded``."""
-        p, n = bytes_arg(payload)
-        return out_count(lib.weida_publisher_publish, self._h, text(topic, "topic"), p, n)
-
-    def subscriber_count(self) -> int:
-        """Connected subscribers."""
-        return count_of(lib.weida_publisher_subscriber_count, self._h)
-
-    def dropped(self) -> int:
-        """Copies dropped, every cause."""
-        return count_of(lib.weida_publisher_dropped, self._h, c_uint64)
-
-
-class Subscriber(Handle):
+class Subscriber(SubscriberBase):
     """The subscribing side of Pub/Sub, and a queue's consumer: ``grant``
     credit, ``recv_reporting``, report ``PROCESSED`` at the payload's length
     and ``finish`` (see ``weida.Subscriber``)."""
@@ -229,31 +176,22 @@ class Subscriber(Handle):
 
     def subscribe(self, filter: str) -> None:
         """Adds a filter; one the library rejects raises ``Protocol``."""
-        check(lib.weida_subscriber_subscribe(self._h, text(filter, "filter")))
+        check(lib.weida_subscriber_subscribe(*self._filter_args(filter)))
 
     def unsubscribe(self, filter: str) -> None:
         """Removes a filter."""
-        check(lib.weida_subscriber_unsubscribe(self._h, text(filter, "filter")))
+        check(lib.weida_subscriber_unsubscribe(*self._filter_args(filter)))
 
     def recv(self, max_bytes: int) -> Tuple[bytes, IncomingMeta]:
         """The next copy, whole, under ``max_bytes``."""
-        return _recv(lib.weida_subscriber_recv, self._h, max_bytes)
+        return _recv(lib.weida_subscriber_recv, self, max_bytes)
 
     def grant(self, limit: int) -> None:
         """Sets a queue's credit to ``limit`` messages per subscription in
         total, absolute and never lowered (a grant not above ``granted()``
         is ignored); credit starts at 0. To take n more, grant what was
         received plus n."""
-        check(lib.weida_subscriber_grant(self._h, credit(limit, "limit")))
-
-    def granted(self) -> int:
-        """The standing grant; 0 before the first."""
-        return count_of(lib.weida_subscriber_granted, self._h, c_uint64)
-
-    def connection_stats(self) -> list[ConnectionStats]:
-        """Each connected URL's statistics, in connect order: ``transport`` is
-        ``None`` over a local transport and while a URL is down."""
-        return connection_stats(lib.weida_subscriber_connection_stats, self._h)
+        check(lib.weida_subscriber_grant(*self._grant_args(limit)))
 
     def recv_reporting(self, max_bytes: int) -> Tuple[bytes, IncomingMeta, Optional[Reporter]]:
         """``recv`` that also hands over the ``Reporter`` of the report the
@@ -263,7 +201,7 @@ class Subscriber(Handle):
         return recv_reporting(lib.weida_subscriber_recv_reporting, self, max_bytes)
 
 
-class Paired(Handle):
+class Paired(PairedBase):
     """One end of a PAIR; the first peer is kept, a second is refused."""
 
     __slots__ = ()
@@ -280,28 +218,15 @@ class Paired(Handle):
 
     def recv(self, max_bytes: int) -> Tuple[bytes, IncomingMeta]:
         """The next message, whole, under ``max_bytes``."""
-        return _recv(lib.weida_paired_recv, self._h, max_bytes)
+        return _recv(lib.weida_paired_recv, self, max_bytes)
 
     def recv_reporting(self, max_bytes: int) -> Tuple[bytes, IncomingMeta, Optional[Reporter]]:
         """``recv`` that also hands over the ``Reporter`` of the report the
         peer ordered, or ``None``."""
         return recv_reporting(lib.weida_paired_recv_reporting, self, max_bytes)
 
-    def path(self) -> str:
-        """The registered or dialled path."""
-        return path_of(lib.weida_paired_path, self._h)
 
-    def peer_count(self) -> int:
-        """0 or 1."""
-        return count_of(lib.weida_paired_peer_count, self._h)
-
-    def connection_stats(self) -> list[ConnectionStats]:
-        """The dialled URL's statistics (``[]`` on a bound PAIR, which dials
-        nothing): ``transport`` is ``None`` over a local transport and while down."""
-        return connection_stats(lib.weida_paired_connection_stats, self._h)
-
-
-class Surveyor(Handle):
+class Surveyor(SurveyorBase):
     """The asking side of SURVEY."""
 
     __slots__ = ()
@@ -313,34 +238,21 @@ class Surveyor(Handle):
     def survey(self, payload: Bytes, deadline_seconds: float, max_reply_bytes: int) -> Survey:
         """Asks every respondent, collecting replies until the deadline;
         silence is counted, not raised."""
-        h = out_handle(lib.weida_surveyor_survey, self._h, *survey_args(payload, deadline_seconds, max_reply_bytes))
-        return Survey._take(h)
-
-    def peer_count(self) -> int:
-        """Live respondents."""
-        return count_of(lib.weida_surveyor_peer_count, self._h)
-
-    def connection_stats(self) -> list[ConnectionStats]:
-        """Each connected URL's statistics, in connect order: ``transport`` is
-        ``None`` over a local transport and while a URL is down."""
-        return connection_stats(lib.weida_surveyor_connection_stats, self._h)
+        args = self._survey_args(payload, deadline_seconds, max_reply_bytes)
+        return Survey._take(out_handle(lib.weida_surveyor_survey, *args))
 
 
-class Respondent(Handle):
+class Respondent(RespondentBase):
     """The answering side of SURVEY, registered at a path."""
 
     __slots__ = ()
 
-    def path(self) -> str:
-        """The registered path."""
-        return path_of(lib.weida_respondent_path, self._h)
-
     def accept(self, max_bytes: int) -> Request:
         """The next question as a ``Request``."""
-        return Request(out_handle(lib.weida_respondent_accept, self._h, ceiling(max_bytes, "max_bytes")), self)
+        return Request(out_handle(lib.weida_respondent_accept, *self._ceiling_args(max_bytes)), self)
 
 
-class BusMember(Handle):
+class BusMember(BusMemberBase):
     """A BUS member: bound and dialling at once; a send never reaches the sender."""
 
     __slots__ = ()
@@ -351,29 +263,11 @@ class BusMember(Handle):
 
     def send(self, payload: Bytes) -> int:
         """One copy to every live member; returns members reached."""
-        p, n = bytes_arg(payload)
-        return out_count(lib.weida_bus_send, self._h, p, n)
+        return out_count(lib.weida_bus_send, *self._payload_args(payload))
 
     def recv(self, max_bytes: int) -> Tuple[bytes, IncomingMeta]:
         """The next message, whole, under ``max_bytes``."""
-        return _recv(lib.weida_bus_recv, self._h, max_bytes)
-
-    def peer_count(self) -> int:
-        """Live connections."""
-        return count_of(lib.weida_bus_peer_count, self._h)
-
-    def connection_stats(self) -> list[ConnectionStats]:
-        """Each connected URL's statistics, in connect order: ``transport`` is
-        ``None`` over a local transport and while a URL is down."""
-        return connection_stats(lib.weida_bus_connection_stats, self._h)
-
-    def dropped(self) -> int:
-        """Copies dropped."""
-        return count_of(lib.weida_bus_dropped, self._h, c_uint64)
-
-    def path(self) -> str:
-        """The registered path."""
-        return path_of(lib.weida_bus_path, self._h)
+        return _recv(lib.weida_bus_recv, self, max_bytes)
 
 
 class Binding(BindingBase):
