@@ -79,9 +79,12 @@ func (c *consumer) run(ctx context.Context) {
 func (c *consumer) subscribe(ctx context.Context, m *memberSite) {
 	sub := c.rt.Subscriber(weida.TrustByAddress())
 	defer sub.Close()
-	if sub.Connect(ctx, m.url()) != nil || sub.Subscribe(ctx, "") != nil || sub.Grant(ctx, crashkit.UnlimitedCredit) != nil {
+	c.site.timeline.add("consumer: subscribing at member%d", m.index+1)
+	if err := subscribeAndGrant(ctx, sub, m.url()); err != nil {
+		c.site.timeline.add("consumer: subscribing at member%d failed: %v", m.index+1, err)
 		return
 	}
+	c.site.timeline.add("consumer: subscribed at member%d", m.index+1)
 	for {
 		body, meta, report, err := sub.RecvReporting(ctx, crashkit.MaxDelivery)
 		if ctx.Err() != nil {
@@ -106,4 +109,16 @@ func (c *consumer) subscribe(ctx context.Context, m *memberSite) {
 		_ = report.Report(weida.Processed, uint64(len(body))) // a lost settlement comes back as a redelivery
 		_ = report.Finish()
 	}
+}
+
+// subscribeAndGrant connects sub to url, subscribes to every topic and
+// grants unlimited credit.
+func subscribeAndGrant(ctx context.Context, sub *weida.Subscriber, url string) error {
+	if err := sub.Connect(ctx, url); err != nil {
+		return err
+	}
+	if err := sub.Subscribe(ctx, ""); err != nil {
+		return err
+	}
+	return sub.Grant(ctx, crashkit.UnlimitedCredit)
 }

@@ -51,9 +51,11 @@ func TestKilledLeaderLosesNothingCertified(t *testing.T) {
 		killedAt := time.Now()
 		victim.child.Kill(t)
 		requireHealthy(t, victim.child)
+		site.timeline.add("test: SIGKILLed member%d, leader of term %d", victim.index+1, lead.term)
 		failovers = append(failovers, awaitFailover(t, l, lead.term, killedAt))
 		t.Logf("kill %d: member %d, leader of term %d, at %s; the next leader's first confirm %v later",
 			k, victim.index+1, lead.term, killedAt.UTC().Format("15:04:05.000"), failovers[len(failovers)-1].Round(time.Millisecond))
+		site.timeline.report(t, k, killedAt, failovers[len(failovers)-1], lead.term)
 		site.start(t, victim)
 		if err := victim.child.awaitAddress(victim.url()); err != nil {
 			t.Fatalf("after kill %d: %v", k, err)
@@ -64,6 +66,7 @@ func TestKilledLeaderLosesNothingCertified(t *testing.T) {
 	}
 	stopProducing()
 	producerStopped()
+	site.timeline.dumpAll(t)
 	awaitEveryCertifiedDelivered(t, l)
 	stopConsumer()
 	stopMembers(t, site)

@@ -61,8 +61,9 @@ func (l *ledger) sent(topic string, body []byte) {
 
 func (m *sentMessage) record() *crashkit.Sent { return &m.Sent }
 
-// certify records a confirm at level from the leader of term.
-func (l *ledger) certify(topic string, level, term uint64) {
+// certify records a confirm at level from the leader of term; first says
+// it is that term's first.
+func (l *ledger) certify(topic string, level, term uint64) (first bool) {
 	l.mu.Lock()
 	m := l.msgs[topic]
 	l.levels[level]++
@@ -75,9 +76,11 @@ func (l *ledger) certify(topic string, level, term uint64) {
 	}
 	if _, seen := l.firstCert[term]; !seen {
 		l.firstCert[term] = time.Now()
+		first = true
 	}
 	l.mu.Unlock()
 	l.signal()
+	return first
 }
 
 // failed records a send that ended without a certificate. It may or may

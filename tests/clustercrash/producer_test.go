@@ -47,7 +47,10 @@ type producer struct {
 	target atomic.Pointer[target]
 	moved  chan struct{} // closed and replaced when target changes
 	mu     sync.Mutex
-	large  bool // some bodies over 4 KiB (unless WEIDA_CLUSTER_LARGE=0)
+	// failures: the kinds of failed send already on the timeline, per
+	// target term (the first of each kind is recorded).
+	failures map[uint64]map[weida.ErrorKind]bool
+	large    bool // some bodies over 4 KiB (unless WEIDA_CLUSTER_LARGE=0)
 }
 
 // startProducer connects to the current leader and runs the senders
@@ -108,10 +111,13 @@ func (p *producer) retarget(ctx context.Context, lead leadership) error {
 	req := p.rt.Requester(weida.TrustByAddress())
 	connectCtx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()
+	p.site.timeline.add("producer: connecting to member%d (term %d)", m.index+1, lead.term)
 	if err := req.Connect(connectCtx, m.url()); err != nil {
+		p.site.timeline.add("producer: connecting to member%d (term %d) failed: %v", m.index+1, lead.term, err)
 		_ = req.Close()
 		return err
 	}
+	p.site.timeline.add("producer: connected to member%d (term %d)", m.index+1, lead.term)
 	old := p.target.Swap(&target{req: req, term: lead.term})
 	p.mu.Lock()
 	close(p.moved)
@@ -143,6 +149,7 @@ func (p *producer) send(ctx context.Context, index int, rng *rand.Rand) {
 		p.ledger.sent(topic, body)
 		if err := p.exchange(ctx, tg, topic, body); err != nil {
 			p.ledger.failed(topic, err)
+			p.noteFailure(tg.term, err)
 			pace := time.NewTimer(retryPace)
 			select {
 			case <-moved:
@@ -168,6 +175,27 @@ func (p *producer) exchange(ctx context.Context, tg *target, topic string, body 
 		p.ledger.violations.Add("the exchange %s was confirmed at level %d (present %v): not Accepted, Stored or Replicated", topic, level, ok)
 		return nil
 	}
-	p.ledger.certify(topic, level, tg.term)
+	if p.ledger.certify(topic, level, tg.term) {
+		p.site.timeline.add("producer: first confirm of term %d (level %d)", tg.term, level)
+	}
 	return nil
+}
+
+// noteFailure puts the first failed send of each kind per term on the
+// timeline.
+func (p *producer) noteFailure(term uint64, err error) {
+	kind := weida.KindOf(err)
+	p.mu.Lock()
+	if p.failures == nil {
+		p.failures = map[uint64]map[weida.ErrorKind]bool{}
+	}
+	if p.failures[term] == nil {
+		p.failures[term] = map[weida.ErrorKind]bool{}
+	}
+	first := !p.failures[term][kind]
+	p.failures[term][kind] = true
+	p.mu.Unlock()
+	if first {
+		p.site.timeline.add("producer: first %s failure on the term-%d leader: %v", kind, term, err)
+	}
 }

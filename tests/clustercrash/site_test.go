@@ -36,6 +36,7 @@ type clusterSite struct {
 	file       string
 	members    []*memberSite
 	leaders    *leaderTracker
+	timeline   *timeline // what every member, the producer and the consumer did when
 }
 
 // memberSite is one member: a stable key (clients stay pinned across
@@ -52,7 +53,7 @@ type memberSite struct {
 // serving queuePath at durability.
 func newClusterSite(t *testing.T, durability string) *clusterSite {
 	t.Helper()
-	s := &clusterSite{root: t.TempDir(), durability: durability, leaders: newLeaderTracker()}
+	s := &clusterSite{root: t.TempDir(), durability: durability, leaders: newLeaderTracker(), timeline: newTimeline()}
 	s.file = filepath.Join(s.root, "cluster.json")
 	for i := range 3 {
 		m := &memberSite{index: i,
@@ -68,6 +69,7 @@ func newClusterSite(t *testing.T, durability string) *clusterSite {
 		m.key = id.Fingerprint().String()
 		s.members = append(s.members, m)
 	}
+	s.timeline.nameMembers(s.members)
 	s.writeFile(t)
 	return s
 }
@@ -140,7 +142,10 @@ func (s *clusterSite) start(t *testing.T, m *memberSite) {
 	t.Helper()
 	bind := fmt.Sprintf("weida://127.0.0.1:%d%s", m.clientPort, queuePath)
 	c, err := crashkit.Start(t, "a member", exec.Command(weidaBinary, "broker", bind, "--cluster", s.file,
-		"--identity", m.identity, "--data", m.data), s.leaders.observe)
+		"--identity", m.identity, "--data", m.data), func(line string) {
+		s.leaders.observe(line)
+		s.timeline.memberLine(m.index, line)
+	})
 	if err != nil {
 		t.Fatalf("cannot start member %d: %v", m.index+1, err)
 	}
