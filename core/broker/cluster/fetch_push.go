@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/weida-go/weida/core/identity"
 	"github.com/weida-go/weida/core/transport/raftlayer"
 )
 
@@ -15,8 +16,9 @@ import (
 // body to every other member in parallel, and proposes once enough of
 // them hold it to make a quorum with itself (or once every push ended):
 // their logs then store the ADMIT without a fetch. A member still
-// receiving a push when the ADMIT arrives waits for that push instead of
-// fetching the body again. A push is only an early copy: a member that
+// receiving a push from the leader when the ADMIT arrives waits for that
+// push instead of fetching the body again; a push from a member that no
+// longer leads is not waited for. A push is only an early copy: a member that
 // missed it fetches at StoreLogs, as before.
 
 // payloadServed counts the payload streams a group served, for tests and
@@ -25,17 +27,23 @@ type payloadServed struct {
 	gets, pushes atomic.Uint64
 }
 
-// beginReceive notes that a push of d is being received; the returned
-// function ends it. A second push of the same body meanwhile notes
-// nothing.
-func (p *Payloads) beginReceive(d [32]byte) (end func()) {
+// pushReceiving is one push being received: who sends it, and a channel
+// closed when it ends.
+type pushReceiving struct {
+	from identity.Fingerprint
+	done chan struct{}
+}
+
+// beginReceive notes that member from is pushing d; the returned function
+// ends it. A second push of the same body meanwhile notes nothing.
+func (p *Payloads) beginReceive(d [32]byte, from identity.Fingerprint) (end func()) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if _, dup := p.receiving[d]; dup {
 		return func() {}
 	}
 	done := make(chan struct{})
-	p.receiving[d] = done
+	p.receiving[d] = pushReceiving{from: from, done: done}
 	return func() {
 		p.mu.Lock()
 		delete(p.receiving, d)
@@ -44,16 +52,20 @@ func (p *Payloads) beginReceive(d [32]byte) (end func()) {
 	}
 }
 
-// awaitReceiving waits until no push of d is being received, or stop.
-func (p *Payloads) awaitReceiving(d [32]byte, stop <-chan struct{}) {
+// awaitReceiving waits until no push of d is being received, or stop. It
+// waits only for a push whose sender worthWaiting approves (nil: any): a
+// push from a member that no longer leads may never end, as its sender may
+// have died mid-body (SIGKILL sends no close), leaving the stream to its
+// idle deadline; the body is fetched instead.
+func (p *Payloads) awaitReceiving(d [32]byte, worthWaiting func(from identity.Fingerprint) bool, stop <-chan struct{}) {
 	p.mu.Lock()
-	done := p.receiving[d]
+	push, ok := p.receiving[d]
 	p.mu.Unlock()
-	if done == nil {
+	if !ok || (worthWaiting != nil && !worthWaiting(push.from)) {
 		return
 	}
 	select {
-	case <-done:
+	case <-push.done:
 	case <-stop:
 	}
 }
@@ -81,7 +93,7 @@ func (p *Payloads) pinExisting(d [32]byte) (bool, error) {
 // connection; nothing of it is kept.
 func (g *Group) receivePush(s *raftlayer.Stream, req fetchRequest) {
 	g.served.pushes.Add(1)
-	end := g.bodies.beginReceive(req.digest)
+	end := g.bodies.beginReceive(req.digest, s.Peer())
 	defer end()
 	answer := func(status byte) { s.Write([]byte{status}) }
 	if had, err := g.bodies.pinExisting(req.digest); had || err != nil {

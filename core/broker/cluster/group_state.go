@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/raft"
 
+	"github.com/weida-go/weida/core/identity"
 	"github.com/weida-go/weida/core/transport/raftlayer"
 )
 
@@ -172,4 +173,17 @@ func PatientRaftConfig() *raft.Config {
 	c.LeaderLeaseTimeout = time.Second
 	c.MaxAppendEntries = defaultMaxAppendEntries
 	return c
+}
+
+// leads reports whether the member with key leads g, as far as this
+// node's Raft knows (hashicorp notes an AppendEntries' sender as the
+// leader before it stores the entries).
+func (g *Group) leads(key identity.Fingerprint) bool {
+	r := g.started.Load()
+	if r == nil {
+		return false
+	}
+	addr, _ := r.LeaderWithID()
+	m, known := g.node.byRaft[addr]
+	return known && m.Key == key
 }

@@ -196,7 +196,7 @@ func (n *Node) startGroup(q Queue, cfg NodeConfig, servers []raft.Server) (*Grou
 	g.FSM.bodies = bodies
 	existing, err := raft.HasExistingState(stores.Log, stores.Stable, stores.Snapshots)
 	if err == nil {
-		stores.Log, err = newBodyLogStore(stores.Log, bodies, g.fetchNoted, n.stop)
+		stores.Log, err = newBodyLogStore(stores.Log, bodies, g.fetchNoted, g.leads, n.stop)
 	}
 	if err == nil {
 		// The latest entries are read again right after they are stored

@@ -49,8 +49,8 @@ type Payloads struct {
 	wake    chan struct{}           // the repair's: a body went missing
 	// missingChanged is closed and replaced whenever missing changes.
 	missingChanged chan struct{}
-	// receiving: pushes being received, each closed when it ends.
-	receiving map[[32]byte]chan struct{}
+	// receiving: pushes being received, by body.
+	receiving map[[32]byte]pushReceiving
 }
 
 // payloadWriteBuffer batches a stream's small writes into fewer write(2)s.
@@ -65,7 +65,7 @@ func OpenPayloads(fsys store.FS, dir string, flushed bool) (*Payloads, error) {
 	p := &Payloads{fs: fsys, root: dir, tmp: filepath.Join(dir, "tmp"), flushed: flushed,
 		pins: map[[32]byte]*pin{}, holds: map[uint64][32]byte{}, held: map[[32]byte]int{}, live: map[[32]byte]bool{},
 		synced: map[[32]byte]bool{}, missing: map[[32]byte]wantedBody{}, wake: make(chan struct{}, 1),
-		missingChanged: make(chan struct{}), receiving: map[[32]byte]chan struct{}{}}
+		missingChanged: make(chan struct{}), receiving: map[[32]byte]pushReceiving{}}
 	if err := fsys.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("payload store %s: %w", dir, err)
 	}

@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/hashicorp/raft"
+
+	"github.com/weida-go/weida/core/identity"
 )
 
 // bodyLogStore is a group's Raft log as the payload store needs it: an
@@ -21,6 +23,9 @@ type bodyLogStore struct {
 	// payload store, committed; or says it is settled from that index on
 	// (errBodySettled); or fails.
 	fetch func(d [32]byte, length, index uint64) error
+	// leads reports whether a member leads the group now: only its push
+	// of a body is waited for (nil: anyone's).
+	leads func(member identity.Fingerprint) bool
 	// stop ends a wait for a push being received.
 	stop <-chan struct{}
 }
@@ -28,9 +33,11 @@ type bodyLogStore struct {
 // newBodyLogStore wraps log, holding the bodies of the ADMITs it holds
 // already (stored by an earlier run, perhaps never applied). A body one of
 // them names and the store lacks is noted missing for the group's repair
-// to fetch.
-func newBodyLogStore(log raft.LogStore, bodies *Payloads, fetch func(d [32]byte, length, index uint64) error, stop <-chan struct{}) (*bodyLogStore, error) {
-	s := &bodyLogStore{LogStore: log, bodies: bodies, fetch: fetch, stop: stop}
+// to fetch. A push being received is waited for only when leads says its
+// sender leads the group (nil: whoever sends it).
+func newBodyLogStore(log raft.LogStore, bodies *Payloads, fetch func(d [32]byte, length, index uint64) error,
+	leads func(identity.Fingerprint) bool, stop <-chan struct{}) (*bodyLogStore, error) {
+	s := &bodyLogStore{LogStore: log, bodies: bodies, fetch: fetch, leads: leads, stop: stop}
 	first, err := log.FirstIndex()
 	if err != nil {
 		return nil, fmt.Errorf("raft log: %w", err)
@@ -75,8 +82,8 @@ func (s *bodyLogStore) StoreLog(l *raft.Log) error { return s.StoreLogs([]*raft.
 const maxParallelFetches = 8
 
 // StoreLogs makes every streamed body the entries name durable here, then
-// stores the entries. A body being pushed here is waited for; bodies it
-// still lacks are fetched in parallel. A body another member says is
+// stores the entries. A body the leader is pushing here is waited for;
+// bodies it still lacks are fetched in parallel. A body another member says is
 // settled from its entry's index on is not needed: the entry is stored
 // without it (its SETTLE is committed and comes after it). A body it
 // cannot get fails the call: the leader sends the entries again, so
@@ -107,7 +114,7 @@ func (s *bodyLogStore) StoreLogs(logs []*raft.Log) error {
 		}
 	}
 	for d := range want {
-		s.bodies.awaitReceiving(d, s.stop)
+		s.bodies.awaitReceiving(d, s.leads, s.stop)
 		if s.bodies.Has(d) {
 			delete(want, d)
 		}

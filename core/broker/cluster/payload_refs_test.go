@@ -28,7 +28,7 @@ func newMemberLog(t *testing.T, p *Payloads, fetch func(d [32]byte, length, inde
 	if fetch == nil {
 		fetch = func(d [32]byte, _, _ uint64) error { return fmt.Errorf("no member to fetch %x from", d) }
 	}
-	ls, err := newBodyLogStore(raft.NewInmemStore(), p, fetch, nil)
+	ls, err := newBodyLogStore(raft.NewInmemStore(), p, fetch, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
