@@ -55,8 +55,9 @@ const (
 	// fetchRequestTimeout bounds how long a member may take to send a
 	// request's header.
 	fetchRequestTimeout = 5 * time.Second
-	// fetchIdleTimeout ends a fetch during which nothing arrived for so
-	// long: a body may take long to stream, but not stall.
+	// fetchIdleTimeout ends a body's sending when the receiver took
+	// nothing for so long: a body may take long to stream, but not stall.
+	// (The receiving side gives up sooner: Group.transferStall.)
 	fetchIdleTimeout = 10 * time.Second
 )
 
@@ -254,11 +255,15 @@ func (w idleDeadlineWriter) Write(p []byte) (int, error) {
 	return w.s.Write(p)
 }
 
-// idleDeadlineReader is idleDeadlineWriter's reading half.
-type idleDeadlineReader struct{ s *raftlayer.Stream }
+// idleDeadlineReader is idleDeadlineWriter's reading half: a read that
+// waits longer than idle for anything ends the transfer.
+type idleDeadlineReader struct {
+	s    *raftlayer.Stream
+	idle time.Duration
+}
 
 func (r idleDeadlineReader) Read(p []byte) (int, error) {
-	r.s.SetReadDeadline(time.Now().Add(fetchIdleTimeout))
+	r.s.SetReadDeadline(time.Now().Add(r.idle))
 	return r.s.Read(p)
 }
 
@@ -280,7 +285,7 @@ func (g *Group) fetchOnce(addr string, d [32]byte, length, index uint64) error {
 	if err != nil {
 		return err
 	}
-	if err := readFetchAnswer(idleDeadlineReader{s}, d, length, body); err != nil {
+	if err := readFetchAnswer(idleDeadlineReader{s, g.transferStall}, d, length, body); err != nil {
 		body.Abort()
 		if errors.Is(err, errFetchMalformed) {
 			g.badPeer(s, "bad payload answer", err)

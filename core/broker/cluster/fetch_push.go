@@ -110,7 +110,7 @@ func (g *Group) receivePush(s *raftlayer.Stream, req fetchRequest) {
 		answer(pushRefused)
 		return
 	}
-	if err := readStreamedBody(idleDeadlineReader{s}, req.digest, req.length, body); err != nil {
+	if err := readStreamedBody(idleDeadlineReader{s, g.transferStall}, req.digest, req.length, body); err != nil {
 		body.Abort()
 		if errors.Is(err, errFetchMalformed) {
 			g.badPeer(s, "bad payload push", err)

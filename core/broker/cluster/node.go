@@ -95,6 +95,12 @@ type Group struct {
 	fetchLogGate lograte.Gate
 	served       payloadServed
 	started      atomic.Pointer[raft.Raft] // g.raft, once NewRaft returned
+	// transferStall ends a body being fetched or pushed here once nothing
+	// arrived for so long: Raft's heartbeat timeout. StoreLogs waits for
+	// such bodies while this member's Raft loop waits for StoreLogs, so a
+	// sender that died mid-body (SIGKILL sends no close) must not hold the
+	// member deaf to the next election longer than Raft would wait for it.
+	transferStall time.Duration
 }
 
 // GroupID is the queue id of path (SHA-256 of the path), the name of its
@@ -192,7 +198,8 @@ func (n *Node) startGroup(q Queue, cfg NodeConfig, servers []raft.Server) (*Grou
 	}
 	conf.LocalID = serverID(n.self.Key)
 	conf.Logger = hclog.NewNullLogger()
-	g := &Group{Path: q.Path, Flushed: q.Flushed, FSM: NewFSM(), stores: stores, bodies: bodies, port: pg, node: n, leaders: make(chan raft.Observation, 16)}
+	g := &Group{Path: q.Path, Flushed: q.Flushed, FSM: NewFSM(), stores: stores, bodies: bodies, port: pg, node: n, leaders: make(chan raft.Observation, 16),
+		transferStall: conf.HeartbeatTimeout}
 	g.FSM.bodies = bodies
 	existing, err := raft.HasExistingState(stores.Log, stores.Stable, stores.Snapshots)
 	if err == nil {

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"crypto/sha256"
+	"io"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -68,4 +69,37 @@ func testKey(t *testing.T) identity.Fingerprint {
 		t.Fatal(err)
 	}
 	return id.Fingerprint()
+}
+
+// A member that stops sending in the middle of a push (SIGKILLed: no
+// close, no reset) has the push ended by the receiver once nothing came
+// for Raft's heartbeat timeout, not the sender's 10 s idle bound: while
+// an ADMIT of that body waits for the push, the receiver's Raft loop waits
+// with it and cannot vote (issue 19: the surviving follower sat out 10 s
+// of the next election).
+func TestAStalledPushEndsAtTheHeartbeatTimeout(t *testing.T) {
+	tc := startCluster(t, 3, "/jobs")
+	tc.waitFor(t, "a leader", func() bool { return tc.leaderOf("/jobs", tc.nodes...) != nil })
+	receiver := tc.nodes[0]
+	_, pusher := tc.impostor(t, 1, "/jobs")
+	body := bigBody(22)
+	s, err := pusher.DialFetch(tc.file.Members[0].Raft, fetchRequestTimeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	header := fetchRequest{push: true, digest: sha256.Sum256(body), length: uint64(len(body))}.encode()
+	if _, err := s.Write(append(header, body[:len(body)/2]...)); err != nil {
+		t.Fatal(err)
+	}
+	// The rest never comes. The receiver answers once it gives up.
+	stall := receiver.Group("/jobs").transferStall
+	s.SetReadDeadline(time.Now().Add(fetchIdleTimeout / 2))
+	var status [1]byte
+	if _, err := io.ReadFull(s, status[:]); err != nil {
+		t.Fatalf("no answer to a stalled push within %v (the receiver should give up after %v): %v", fetchIdleTimeout/2, stall, err)
+	}
+	if status[0] != pushRefused {
+		t.Fatalf("a stalled push was answered %d, want %d (refused)", status[0], pushRefused)
+	}
 }
