@@ -26,10 +26,10 @@ const (
 
 // ClientConfig is the producers' and consumers' runtime: it notices a
 // killed broker within a second and redials quickly. A SIGKILLed process
-// sends no CONNECTION_CLOSE and its successor on the same port does not
-// reset the old connections (no stateless reset key survives the
-// restart), so only the idle timeout (the lower of the two sides' values)
-// ends them: 1 s here, kept alive every 250 ms.
+// sends no CONNECTION_CLOSE; until a successor with the same key listens
+// on its port (and resets them: the reset key derives from the identity),
+// only the idle timeout (the lower of the two sides' values) ends its
+// connections: 1 s here, kept alive every 250 ms.
 var ClientConfig = weida.Config{
 	Limits:    weida.Limits{IdleTimeout: time.Second, KeepAlive: 250 * time.Millisecond},
 	Reconnect: weida.ReconnectPolicy{Initial: 10 * time.Millisecond, Max: 100 * time.Millisecond},
