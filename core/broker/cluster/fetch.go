@@ -218,7 +218,7 @@ func (g *Group) serveFetch(s *raftlayer.Stream) {
 	rc, err := g.bodies.open(d)
 	if err != nil {
 		status := byte(fetchUnknown)
-		if g.FSM.settledPast(req.index, d) {
+		if g.settledPastSoon(req.index, d) {
 			status = fetchSettled
 		}
 		s.Write([]byte{status})
@@ -236,6 +236,32 @@ func (g *Group) serveFetch(s *raftlayer.Stream) {
 			g.node.log.Error("cluster: a payload failed its digest while a member fetched it", "queue", g.Path, "digest", fmt.Sprintf("%x", d), "err", err)
 		}
 		s.Stream.CancelWrite(0)
+	}
+}
+
+// settledPastSoon is FSM.settledPast once this member has applied the
+// asked index, waiting for that up to half the asker's stall bound (the
+// members share Raft's timings). A member a little behind the asker, a
+// follower a heartbeat behind its leader or a member just restarted,
+// would otherwise answer "unknown" for a body settled and deleted
+// everywhere, and an asker every member answers so takes its own store
+// for corrupt (seen when a member restarted after SIGKILL caught up and
+// led within 3 s: "no member holds it" at level ERROR).
+func (g *Group) settledPastSoon(index uint64, d [32]byte) bool {
+	bound := time.NewTimer(g.transferStall / 2)
+	defer bound.Stop()
+	for {
+		changed, _ := g.FSM.Changed()
+		if index == 0 || g.FSM.appliedIndex() >= index {
+			return g.FSM.settledPast(index, d)
+		}
+		select {
+		case <-changed:
+		case <-bound.C:
+			return false
+		case <-g.node.stop:
+			return false
+		}
 	}
 }
 

@@ -103,3 +103,33 @@ func TestAStalledPushEndsAtTheHeartbeatTimeout(t *testing.T) {
 		t.Fatalf("a stalled push was answered %d, want %d (refused)", status[0], pushRefused)
 	}
 }
+
+// A member asked for a body it deleted, at a log index it has not applied
+// yet, waits to apply it before it answers: the SETTLE that freed the body
+// may be just behind, and "unknown" from every member makes the asker take
+// its store for corrupt.
+func TestAMemberBehindTheAskerWaitsToSayABodyIsSettled(t *testing.T) {
+	p := openPayloadsOn(t, faultfs.New(1), true)
+	m := newMemberLog(t, p, nil)
+	body := bigBody(23)
+	d := commitBody(t, p, body)
+	m.apply(m.mustStore(streamedAdmitOf(d, body))) // seq 1, index 1
+	settle := m.mustStore(Entry{Kind: EntrySettle, Seqs: []uint64{1}})
+	g := &Group{FSM: m.fsm, bodies: p, node: &Node{stop: make(chan struct{})}, transferStall: time.Minute}
+	start := make(chan struct{})
+	applied := make(chan struct{})
+	go func() {
+		<-start
+		m.apply(settle) // index 2: the body is freed and deleted
+		close(applied)
+	}()
+	close(start)
+	if !g.settledPastSoon(settle.Index, d) {
+		t.Fatal("a member behind the asked index answered that the body is not settled")
+	}
+	<-applied
+	g.transferStall = 0 // no wait: this member never applies the next index
+	if g.settledPastSoon(settle.Index+1, d) {
+		t.Fatal("an index this member never applies was answered settled")
+	}
+}
