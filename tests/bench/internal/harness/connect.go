@@ -12,6 +12,15 @@ import (
 // connectSize is the request of a cold connection's first round trip.
 const connectSize = 64
 
+// connectGap is the pause after each connection's close before the next
+// connect, the same for every system. Without it a system whose close
+// returns at once (raw quic-go, NATS) connects again on CPUs still busy
+// from the last one, while one whose graceful close waits (weida lets the
+// ACKs it owes go out first: up to quic-go's 25 ms max_ack_delay) connects
+// from idle CPUs, whose wake-ups are slow on a virtual machine. The close
+// is never timed either way; the gap only makes every connect as cold.
+const connectGap = 30 * time.Millisecond
+
 // connectGroup measures cold connections: a new client, connected to a
 // running server, until its first reply.
 func (r *Runner) connectGroup(ctx context.Context) Group {
@@ -19,8 +28,9 @@ func (r *Runner) connectGroup(ctx context.Context) Group {
 		About: fmt.Sprintf("A new client (weida: a new Runtime and Requester; quic-go: a new UDP socket and QUIC handshake; "+
 			"NATS: a new connection; ZeroMQ: a new context and REQ socket) connects to a running echo server and completes "+
 			"one %d B request/reply: ZeroMQ connects in the background, so the first reply is the one moment every system "+
-			"agrees on. %d connections per repetition, one after another, each closed before the next; percentiles pool all of them. "+
-			"Both ends run in the harness process.", connectSize, r.Plan.Connects),
+			"agrees on. %d connections per repetition, one after another, each closed and followed by a %v pause before the next "+
+			"(every connect starts from CPUs equally idle, however long a system's close takes); percentiles pool all of them. "+
+			"Both ends run in the harness process.", connectSize, r.Plan.Connects, connectGap),
 		Metrics: []Metric{
 			{Key: "p50_us", Label: "median", Unit: "µs", LowerIsBetter: true, Headline: true},
 			{Key: "p99_us", Label: "p99", Unit: "µs", LowerIsBetter: true},
@@ -58,6 +68,7 @@ func (s *connectSession) rep(ctx context.Context, _ int) (measurement, error) {
 			return measurement{}, err
 		}
 		samples = append(samples, took)
+		time.Sleep(connectGap)
 	}
 	return measurement{samples: samples, figures: map[string]float64{
 		"rep_p50_us": micros(percentile(sortedDurations(samples), 0.5)),
