@@ -58,6 +58,12 @@ var pushSubjects = []struct {
 	{"weida", openWeidaPush},
 	{"rawquic", func(tb testing.TB, messages int) pushSubject { return openRawPush(tb, messages, false) }},
 	{"rawquic+tracer", func(tb testing.TB, messages int) pushSubject { return openRawPush(tb, messages, true) }},
+	// The tracer and the hand-off to a consumer goroutine that weida's
+	// Puller needs (it is fed by every connection of its path): the raw
+	// stack doing the least weida's receive API must do.
+	{"rawquic+tracer+handoff", func(tb testing.TB, messages int) pushSubject {
+		return openRawPushHandedOff(tb, messages)
+	}},
 }
 
 // BenchmarkExchange1KiB measures one request/reply of 1 KiB each way per op,
@@ -431,6 +437,13 @@ func openRawPush(tb testing.TB, messages int, withTracer bool) pushSubject {
 	pair := establishRaw(tb, withTracer)
 	t := newTally(messages)
 	pair.ServeDrain(pushBytes, t.count)
+	return &rawPush{pair: pair, message: make([]byte, pushBytes), tally: t}
+}
+
+func openRawPushHandedOff(tb testing.TB, messages int) pushSubject {
+	pair := establishRaw(tb, true)
+	t := newTally(messages)
+	pair.ServeDrainHandedOff(pushBytes, weida.DefaultEndpointQueue, t.count)
 	return &rawPush{pair: pair, message: make([]byte, pushBytes), tally: t}
 }
 

@@ -63,6 +63,39 @@ func (p *Pair) ServeDrain(maxMessage int, received func(n int, err error)) {
 	})
 }
 
+// ServeDrainHandedOff is ServeDrain with the one hand-off a receive API
+// needs when its consumer is not the connection's accept loop (one puller
+// fed by any number of connections): each message is copied out of the
+// read buffer and passed through a queue of queueLen to a consumer
+// goroutine, which reports it to received.
+func (p *Pair) ServeDrainHandedOff(maxMessage, queueLen int, received func(n int, err error)) {
+	type message struct {
+		body []byte
+		err  error
+	}
+	queue := make(chan message, queueLen)
+	go func() {
+		for m := range queue {
+			received(len(m.body), m.err)
+		}
+	}()
+	buf := make([]byte, maxMessage+1)
+	p.serve(func() error {
+		defer close(queue)
+		for {
+			s, err := p.Server.AcceptUniStream(context.Background())
+			if err != nil {
+				return err
+			}
+			n, err := ReadMessage(s, buf)
+			if err != nil {
+				s.CancelRead(abortCode)
+			}
+			queue <- message{body: append([]byte(nil), buf[:n]...), err: err}
+		}
+	})
+}
+
 // Exchange opens a bidirectional stream, writes req, finishes it, and reads
 // the reply to its FIN into reply, returning the reply's length.
 func (p *Pair) Exchange(ctx context.Context, req, reply []byte) (int, error) {
