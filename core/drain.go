@@ -26,7 +26,10 @@ type Drained struct {
 // (observed from the stream credit they grant back), or the deadline; then
 // it closes everything with SHUTDOWN, as Shutdown does. An
 // expired drain with outstanding transfers is not an error. The deadline is
-// mandatory: it must be in the future.
+// mandatory: it must be in the future. A Reporter not yet finished is the
+// application's, as an unfinished transfer is: the drain does not write
+// the records it has not sent yet, so Finish reports first (a broker
+// redelivers a message whose Processed never reached it).
 func (rt *Runtime) Drain(deadline time.Time) (Drained, error) {
 	if deadline.IsZero() {
 		return Drained{}, errs.New(errs.KindRuntime, "drain: a deadline is required")
