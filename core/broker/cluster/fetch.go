@@ -341,8 +341,8 @@ func (e *MissingBodyError) Error() string {
 }
 
 // fetchBody gets body d, needed by the state at log index, into the
-// payload store from the leader, else any other member, committed (and
-// pinned) when it returns nil. It is errBodySettled once a member answered
+// payload store from the leader, else any other member (fetchOrder),
+// committed (and pinned) when it returns nil. It is errBodySettled once a member answered
 // that no state from index on needs the body; a *MissingBodyError when
 // every member answered that it lacks it.
 func (g *Group) fetchBody(d [32]byte, length, index uint64) error {
@@ -351,19 +351,12 @@ func (g *Group) fetchBody(d [32]byte, length, index uint64) error {
 	if r := g.started.Load(); r != nil {
 		leader, _ = r.LeaderWithID()
 	}
-	order := []string{}
-	if leader != "" && string(leader) != self {
-		order = append(order, string(leader))
-	}
-	for _, m := range g.node.file.Members {
-		if m.Raft != self && m.Raft != string(leader) {
-			order = append(order, m.Raft)
-		}
-	}
+	order := fetchOrder(self, string(leader), g.node.file.Members, g.unanswered.has)
 	unknown := 0
 	var last error
 	for _, addr := range order {
 		err := g.fetchOnce(addr, d, length, index)
+		g.unanswered.note(addr, err)
 		if err == nil || errors.Is(err, errBodySettled) {
 			return err
 		}

@@ -101,6 +101,8 @@ type Group struct {
 	// sender that died mid-body (SIGKILL sends no close) must not hold the
 	// member deaf to the next election longer than Raft would wait for it.
 	transferStall time.Duration
+	// unanswered: members asked last for bodies (see fetchOrder).
+	unanswered unansweredFetches
 }
 
 // GroupID is the queue id of path (SHA-256 of the path), the name of its

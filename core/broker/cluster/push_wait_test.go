@@ -2,7 +2,9 @@ package cluster
 
 import (
 	"crypto/sha256"
+	"errors"
 	"io"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -131,5 +133,24 @@ func TestAMemberBehindTheAskerWaitsToSayABodyIsSettled(t *testing.T) {
 	g.transferStall = 0 // no wait: this member never applies the next index
 	if g.settledPastSoon(settle.Index+1, d) {
 		t.Fatal("an index this member never applies was answered settled")
+	}
+}
+
+// A member whose latest fetch got no answer (a leader SIGKILLed while its
+// followers store a batch) is asked last by the fetches after it, leader
+// or not; one that answers, even "unknown", keeps its place.
+func TestAMemberThatDidNotAnswerAFetchIsAskedLast(t *testing.T) {
+	members := []Member{{Raft: "m1"}, {Raft: "m2"}, {Raft: "m3"}}
+	var u unansweredFetches
+	if got := fetchOrder("m2", "m1", members, u.has); !slices.Equal(got, []string{"m1", "m3"}) {
+		t.Fatalf("order %v, want the leader first", got)
+	}
+	u.note("m1", errors.New("payload fetch: deadline exceeded"))
+	if got := fetchOrder("m2", "m1", members, u.has); !slices.Equal(got, []string{"m3", "m1"}) {
+		t.Fatalf("order %v after the leader did not answer, want it last", got)
+	}
+	u.note("m1", errFetchUnknown)
+	if got := fetchOrder("m2", "m1", members, u.has); !slices.Equal(got, []string{"m1", "m3"}) {
+		t.Fatalf("order %v after the leader answered, want it first again", got)
 	}
 }
