@@ -1,12 +1,11 @@
 package transport
 
 import (
-	"crypto/hkdf"
-	"crypto/sha256"
 	"crypto/tls"
-	"crypto/x509"
 
 	"github.com/quic-go/quic-go"
+
+	"github.com/weida-go/weida/core/identity"
 )
 
 // resetKeyLabel is the HKDF info of the stateless reset key; the version
@@ -25,12 +24,8 @@ func statelessResetKey(tlsConf *tls.Config) *quic.StatelessResetKey {
 	if tlsConf == nil || len(tlsConf.Certificates) == 0 {
 		return nil
 	}
-	secret, err := x509.MarshalPKCS8PrivateKey(tlsConf.Certificates[0].PrivateKey)
-	if err != nil {
-		return nil
-	}
 	var key quic.StatelessResetKey
-	derived, err := hkdf.Key(sha256.New, secret, nil, resetKeyLabel, len(key))
+	derived, err := identity.DeriveSecret(tlsConf.Certificates[0].PrivateKey, resetKeyLabel, len(key))
 	if err != nil {
 		return nil
 	}

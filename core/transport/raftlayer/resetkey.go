@@ -1,9 +1,6 @@
 package raftlayer
 
 import (
-	"crypto/hkdf"
-	"crypto/sha256"
-	"crypto/x509"
 	"fmt"
 
 	"github.com/quic-go/quic-go"
@@ -26,12 +23,8 @@ const resetKeyLabel = "weida raft stateless reset key v1"
 // the restarted member hears nothing, and a new leader that needs its vote
 // or its acknowledgement waits with it.
 func statelessResetKey(id *identity.Identity) (*quic.StatelessResetKey, error) {
-	secret, err := x509.MarshalPKCS8PrivateKey(id.TLSCertificate().PrivateKey)
-	if err != nil {
-		return nil, fmt.Errorf("raft port: stateless reset key: %w", err)
-	}
 	var key quic.StatelessResetKey
-	derived, err := hkdf.Key(sha256.New, secret, nil, resetKeyLabel, len(key))
+	derived, err := identity.DeriveSecret(id.TLSCertificate().PrivateKey, resetKeyLabel, len(key))
 	if err != nil {
 		return nil, fmt.Errorf("raft port: stateless reset key: %w", err)
 	}
