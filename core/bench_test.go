@@ -10,7 +10,7 @@ import (
 	"time"
 
 	weida "github.com/weida-go/weida/core"
-	"github.com/weida-go/weida/core/internal/rawquic"
+	"github.com/weida-go/weida/internal/rawquic"
 )
 
 // The foundation benchmarks compare weida with the same stream work on raw

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/weida-go/weida/tests/internal/crashkit"
+	"github.com/weida-go/weida/internal/crashkit"
 )
 
 // Bounds that turn a hang into a failure; nothing waits on them to sync.

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	weida "github.com/weida-go/weida/core"
-	"github.com/weida-go/weida/tests/internal/crashkit"
+	"github.com/weida-go/weida/internal/crashkit"
 )
 
 // The harness's own checks must be able to fail: these tests feed them

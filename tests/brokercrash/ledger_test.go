@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	weida "github.com/weida-go/weida/core"
-	"github.com/weida-go/weida/tests/internal/crashkit"
+	"github.com/weida-go/weida/internal/crashkit"
 )
 
 // sentMessage is what the ledger knows of one message: the body's digest

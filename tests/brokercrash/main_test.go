@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/weida-go/weida/tests/internal/crashkit"
+	"github.com/weida-go/weida/internal/crashkit"
 )
 
 // weidaBinary is the weida CLI that TestMain built for this test binary.

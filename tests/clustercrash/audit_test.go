@@ -5,7 +5,7 @@ import (
 	"time"
 
 	weida "github.com/weida-go/weida/core"
-	"github.com/weida-go/weida/tests/internal/crashkit"
+	"github.com/weida-go/weida/internal/crashkit"
 )
 
 // TestTheLedgerAuditFindsEveryKindOfLoss feeds the verdict what a broken

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/weida-go/weida/tests/internal/crashkit"
+	"github.com/weida-go/weida/internal/crashkit"
 )
 
 const (

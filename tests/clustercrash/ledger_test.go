@@ -8,7 +8,7 @@ import (
 	"time"
 
 	weida "github.com/weida-go/weida/core"
-	"github.com/weida-go/weida/tests/internal/crashkit"
+	"github.com/weida-go/weida/internal/crashkit"
 )
 
 // sentMessage is what the ledger knows of one message: its body's digest

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	weida "github.com/weida-go/weida/core"
-	"github.com/weida-go/weida/tests/internal/crashkit"
+	"github.com/weida-go/weida/internal/crashkit"
 )
 
 const (

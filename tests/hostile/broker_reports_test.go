@@ -9,7 +9,7 @@ import (
 	weida "github.com/weida-go/weida/core"
 	"github.com/weida-go/weida/core/broker"
 	"github.com/weida-go/weida/core/wire"
-	"github.com/weida-go/weida/tests/internal/rawpeer"
+	"github.com/weida-go/weida/internal/rawpeer"
 )
 
 // producerStreamCredit is the reports the broker can open toward a

@@ -9,8 +9,8 @@ import (
 
 	weida "github.com/weida-go/weida/core"
 	"github.com/weida-go/weida/core/wire"
-	"github.com/weida-go/weida/tests/internal/rawpeer"
-	"github.com/weida-go/weida/tests/internal/scale"
+	"github.com/weida-go/weida/internal/rawpeer"
+	"github.com/weida-go/weida/internal/scale"
 )
 
 // TestHelloFlood: a peer may send exactly one HELLO (spec README). A flood

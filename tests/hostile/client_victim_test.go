@@ -7,8 +7,8 @@ import (
 	"time"
 
 	weida "github.com/weida-go/weida/core"
-	"github.com/weida-go/weida/tests/internal/rawpeer"
-	"github.com/weida-go/weida/tests/internal/resources"
+	"github.com/weida-go/weida/internal/rawpeer"
+	"github.com/weida-go/weida/internal/resources"
 )
 
 // clientVictim is a weida runtime on the dialling side, with a bystander:

@@ -1,5 +1,5 @@
 // Package hostile holds weida's hostile-peer tests (issue 11 item 1). A raw
-// quic-go peer (tests/internal/rawpeer) attacks a weida victim in both
+// quic-go peer (internal/rawpeer) attacks a weida victim in both
 // roles — a raw client against a weida listener, and a raw server that a
 // weida Requester or Peer dials — with every malformed input class of
 // PROTOCOL.md §5.4, §14 and §15.3, the refusals of §8.6.2 and §11.4, floods

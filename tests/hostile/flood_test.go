@@ -10,9 +10,9 @@ import (
 
 	weida "github.com/weida-go/weida/core"
 	"github.com/weida-go/weida/core/wire"
-	"github.com/weida-go/weida/tests/internal/rawpeer"
-	"github.com/weida-go/weida/tests/internal/resources"
-	"github.com/weida-go/weida/tests/internal/scale"
+	"github.com/weida-go/weida/internal/rawpeer"
+	"github.com/weida-go/weida/internal/resources"
+	"github.com/weida-go/weida/internal/scale"
 )
 
 // floodLimits are the victim's stream budgets in a flood: small in the

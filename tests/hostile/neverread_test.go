@@ -7,8 +7,8 @@ import (
 
 	weida "github.com/weida-go/weida/core"
 	"github.com/weida-go/weida/core/wire"
-	"github.com/weida-go/weida/tests/internal/rawpeer"
-	"github.com/weida-go/weida/tests/internal/resources"
+	"github.com/weida-go/weida/internal/rawpeer"
+	"github.com/weida-go/weida/internal/resources"
 )
 
 // servedWhileBlocked is how many bystander exchanges run while a write to

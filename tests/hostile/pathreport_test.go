@@ -6,7 +6,7 @@ import (
 
 	weida "github.com/weida-go/weida/core"
 	"github.com/weida-go/weida/core/wire"
-	"github.com/weida-go/weida/tests/internal/rawpeer"
+	"github.com/weida-go/weida/internal/rawpeer"
 )
 
 // Path reports (PROTOCOL.md §8.9): every way a REPORT stream can break the

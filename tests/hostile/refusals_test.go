@@ -11,7 +11,7 @@ import (
 
 	weida "github.com/weida-go/weida/core"
 	"github.com/weida-go/weida/core/wire"
-	"github.com/weida-go/weida/tests/internal/rawpeer"
+	"github.com/weida-go/weida/internal/rawpeer"
 )
 
 // refusal is a stream the victim must refuse with a stop code while the

@@ -6,7 +6,7 @@ import (
 
 	weida "github.com/weida-go/weida/core"
 	"github.com/weida-go/weida/core/wire"
-	"github.com/weida-go/weida/tests/internal/rawpeer"
+	"github.com/weida-go/weida/internal/rawpeer"
 )
 
 // serverAttack is what a hostile server does right after the handshake,

@@ -2,7 +2,7 @@ package hostile
 
 import (
 	"github.com/weida-go/weida/core/wire"
-	"github.com/weida-go/weida/tests/internal/rawpeer"
+	"github.com/weida-go/weida/internal/rawpeer"
 )
 
 // badHeader is a header the victim's decoder must reject with

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	weida "github.com/weida-go/weida/core"
-	"github.com/weida-go/weida/tests/internal/resources"
+	"github.com/weida-go/weida/internal/resources"
 )
 
 // Paths every server victim serves.

@@ -7,8 +7,8 @@ import (
 
 	weida "github.com/weida-go/weida/core"
 	"github.com/weida-go/weida/core/wire"
-	"github.com/weida-go/weida/tests/internal/rawpeer"
-	"github.com/weida-go/weida/tests/internal/resources"
+	"github.com/weida-go/weida/internal/rawpeer"
+	"github.com/weida-go/weida/internal/resources"
 )
 
 // attack is one hostile input against a server victim and the close code

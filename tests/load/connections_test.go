@@ -9,9 +9,9 @@ import (
 	"time"
 
 	weida "github.com/weida-go/weida/core"
-	"github.com/weida-go/weida/tests/internal/latency"
-	"github.com/weida-go/weida/tests/internal/resources"
-	"github.com/weida-go/weida/tests/internal/scale"
+	"github.com/weida-go/weida/internal/latency"
+	"github.com/weida-go/weida/internal/resources"
+	"github.com/weida-go/weida/internal/scale"
 )
 
 // TestManyConnections opens 100 (1,000 heavy) client connections to one

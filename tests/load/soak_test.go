@@ -10,9 +10,9 @@ import (
 	"time"
 
 	weida "github.com/weida-go/weida/core"
-	"github.com/weida-go/weida/tests/internal/latency"
-	"github.com/weida-go/weida/tests/internal/resources"
-	"github.com/weida-go/weida/tests/internal/scale"
+	"github.com/weida-go/weida/internal/latency"
+	"github.com/weida-go/weida/internal/resources"
+	"github.com/weida-go/weida/internal/scale"
 )
 
 // The soak's sustained load: soakConns connections, each running

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	weida "github.com/weida-go/weida/core"
+	"github.com/weida-go/weida/internal/latency"
+	"github.com/weida-go/weida/internal/scale"
 	"github.com/weida-go/weida/internal/udpproxy"
-	"github.com/weida-go/weida/tests/internal/latency"
-	"github.com/weida-go/weida/tests/internal/scale"
 )
 
 // TestHandshakesUnderLoss connects 8 (32 heavy) clients, each through its

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	weida "github.com/weida-go/weida/core"
+	"github.com/weida-go/weida/internal/scale"
 	"github.com/weida-go/weida/internal/udpproxy"
-	"github.com/weida-go/weida/tests/internal/scale"
 )
 
 // TestReceiptsTellTheTruth sends one-way transfers through the lossy path

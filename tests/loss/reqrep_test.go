@@ -8,8 +8,8 @@ import (
 	"time"
 
 	weida "github.com/weida-go/weida/core"
-	"github.com/weida-go/weida/tests/internal/latency"
-	"github.com/weida-go/weida/tests/internal/scale"
+	"github.com/weida-go/weida/internal/latency"
+	"github.com/weida-go/weida/internal/scale"
 )
 
 // TestRequestsUnderLoss runs 1,000 (10,000 heavy) Req/Rep exchanges, 32 at

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	weida "github.com/weida-go/weida/core"
+	"github.com/weida-go/weida/internal/scale"
 	"github.com/weida-go/weida/internal/udpproxy"
-	"github.com/weida-go/weida/tests/internal/scale"
 )
 
 // TestTransferUnderLoss streams one large payload (8 MiB, 64 MiB heavy)

@@ -9,7 +9,7 @@ import (
 	"github.com/weida-go/weida/core/broker"
 	"github.com/weida-go/weida/core/broker/access"
 	"github.com/weida-go/weida/core/wire"
-	"github.com/weida-go/weida/tests/internal/rawpeer"
+	"github.com/weida-go/weida/internal/rawpeer"
 )
 
 // jobs is the one queue of every broker here.

@@ -10,7 +10,7 @@ import (
 	"github.com/quic-go/quic-go"
 
 	weida "github.com/weida-go/weida/core"
-	"github.com/weida-go/weida/tests/internal/rawpeer"
+	"github.com/weida-go/weida/internal/rawpeer"
 )
 
 // inPath is where every server of this package accepts transfers and

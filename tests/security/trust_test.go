@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	weida "github.com/weida-go/weida/core"
+	"github.com/weida-go/weida/internal/rawpeer"
 	"github.com/weida-go/weida/internal/udpproxy"
-	"github.com/weida-go/weida/tests/internal/rawpeer"
 )
 
 // refusedClient is a binding that judges client keys and a client it

@@ -3,7 +3,7 @@
 // unidirectional stream per one-way message or fan-out copy, one stream for
 // a bulk transfer) with the quic.Config weida's transport builds from its
 // default limits and the same TLS 1.3 set-up as weida's in-repo baseline
-// (core/internal/rawquic, which another module cannot import), but no
+// (internal/rawquic, which another module cannot import), but no
 // framing, HELLO, routing or receipt tracking. It is weida's physical limit.
 //
 // System{Traced: true} is the same with a qlog tracer that records nothing
