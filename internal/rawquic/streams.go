@@ -47,20 +47,7 @@ func answer(s *quic.Stream, buf, reply []byte) error {
 // then reported to received, with its length or the error that cut it
 // short, on the loop's one goroutine.
 func (p *Pair) ServeDrain(maxMessage int, received func(n int, err error)) {
-	buf := make([]byte, maxMessage+1)
-	p.serve(func() error {
-		for {
-			s, err := p.Server.AcceptUniStream(context.Background())
-			if err != nil {
-				return err
-			}
-			n, err := ReadMessage(s, buf)
-			if err != nil {
-				s.CancelRead(abortCode)
-			}
-			received(n, err)
-		}
-	})
+	p.drain(maxMessage, func(msg []byte, err error) { received(len(msg), err) }, nil)
 }
 
 // ServeDrainHandedOff is ServeDrain with the one hand-off a receive API
@@ -79,9 +66,20 @@ func (p *Pair) ServeDrainHandedOff(maxMessage, queueLen int, received func(n int
 			received(len(m.body), m.err)
 		}
 	}()
+	p.drain(maxMessage, func(msg []byte, err error) {
+		queue <- message{body: append([]byte(nil), msg...), err: err}
+	}, func() { close(queue) })
+}
+
+// drain runs the server loop reading every unidirectional stream to its
+// FIN into one buffer and handing it to each; ended (when not nil) runs
+// once the loop stops.
+func (p *Pair) drain(maxMessage int, each func(msg []byte, err error), ended func()) {
 	buf := make([]byte, maxMessage+1)
 	p.serve(func() error {
-		defer close(queue)
+		if ended != nil {
+			defer ended()
+		}
 		for {
 			s, err := p.Server.AcceptUniStream(context.Background())
 			if err != nil {
@@ -91,7 +89,7 @@ func (p *Pair) ServeDrainHandedOff(maxMessage, queueLen int, received func(n int
 			if err != nil {
 				s.CancelRead(abortCode)
 			}
-			queue <- message{body: append([]byte(nil), buf[:n]...), err: err}
+			each(buf[:n], err)
 		}
 	})
 }
