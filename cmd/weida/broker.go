@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 
 	weida "github.com/weida-go/weida/core"
@@ -28,11 +29,11 @@ var (
 // brokerVerb serves queues and prints each queue's dialling address.
 var brokerVerb = &verb{
 	name:     "broker",
-	synopsis: "URL [--queue PATH[:DURABILITY][,...]] [--data DIR] [--config FILE] [--cluster FILE [--trust-out PATH]] [--clients FILE|any] [--anonymous] [--identity PATH] [--cert-out PATH]",
+	synopsis: "URL [--queue PATH[:DURABILITY][,...]] [--data DIR] [--config FILE] [--cluster FILE [--trust-out PATH] [--raft-log LEVEL]] [--clients FILE|any] [--anonymous] [--identity PATH] [--cert-out PATH]",
 	summary: "serve a queue at the bind URL's path (and at each --queue path) and print one " +
 		"dialling address per queue on stdout; producers send to it, subscribers grant credit " +
 		"and settle with Processed",
-	options:       []option{optQueue, optData, optConfig, optCluster, optTrustOut, optClients, optAnonymous, optIdentity, optCertOut},
+	options:       []option{optQueue, optData, optConfig, optCluster, optTrustOut, optRaftLog, optClients, optAnonymous, optIdentity, optCertOut},
 	runtimeConfig: brokerRuntimeConfig,
 	run:           runBroker,
 }
@@ -56,6 +57,9 @@ func brokerRuntimeConfig(inv *invocation) (weida.Config, error) {
 	inv.broker.Loopback = bindsLoopback(addr)
 	if inv.cluster != nil {
 		inv.broker.Cluster = &broker.ClusterConfig{File: inv.cluster.file, Identity: inv.cluster.identity}
+		if level, ok := inv.value(optRaftLog); ok {
+			inv.broker.Cluster.RaftLog, inv.broker.Cluster.RaftLogLevel = os.Stderr, level
+		}
 	}
 	if err := checkAccess(inv, inv.broker); err != nil {
 		return weida.Config{}, err

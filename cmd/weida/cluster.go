@@ -22,6 +22,9 @@ var (
 	optTrustOut = option{name: "--trust-out", value: "PATH",
 		help: "with --cluster: write the members' fingerprints to PATH, one per line, the trust " +
 			"a client gives to accept any member"}
+	optRaftLog = option{name: "--raft-log", value: "LEVEL",
+		help: "with --cluster: write hashicorp/raft's own log lines (elections, heartbeats, " +
+			"replication) to stderr at LEVEL and above: trace, debug, info, warn or error"}
 )
 
 // clusterMember is this node's place in its cluster: the checked file and
@@ -42,6 +45,9 @@ func readClusterMember(inv *invocation, addr weida.Address) (*clusterMember, err
 	if !ok {
 		if inv.has(optTrustOut) {
 			return nil, usageErrorf(inv.verb, "--trust-out writes a cluster's member keys: it needs --cluster")
+		}
+		if inv.has(optRaftLog) {
+			return nil, usageErrorf(inv.verb, "--raft-log shows the Raft groups of a cluster: it needs --cluster")
 		}
 		return nil, nil
 	}

@@ -68,7 +68,7 @@ func TestBrokerClusterServesAReplicatedQueue(t *testing.T) {
 	site := newClusterSite(t, 3)
 	file := site.file(t, "cluster.json", jobsQueue)
 	trust := t.TempDir() + "/members.keys"
-	procs := site.startMembers(t, []string{file, file, file}, "--trust-out", trust)
+	procs := site.startMembers(t, []string{file, file, file}, "--trust-out", trust, "--raft-log", "info")
 	var addrs []string
 	for i, p := range procs {
 		want := "weida://" + site.keys[i] + "@" + strings.TrimPrefix(site.bindURL(i, "/jobs"), "weida://")
@@ -89,6 +89,8 @@ func TestBrokerClusterServesAReplicatedQueue(t *testing.T) {
 	if level := replicatedConfirm(t, ctx, addrs, "job"); level != weida.Replicated {
 		t.Fatalf("a flushed replicated queue confirmed level %d, want Replicated (4)", level)
 	}
+	// --raft-log shows hashicorp/raft's own lines, named after the queue.
+	procs[0].expectMatch(t, regexp.MustCompile(`\[INFO\] +raft /jobs: entering follower state`))
 	// Every member names the leader, in its log and in its figures.
 	procs[0].expectMatch(t, regexp.MustCompile(`msg="cluster: leader changed" queue=/jobs leader=sha256:[0-9a-f]{64} term=\d+`))
 	if err := procs[0].cmd.Process.Signal(syscall.SIGUSR1); err != nil {

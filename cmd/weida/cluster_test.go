@@ -115,6 +115,12 @@ func TestBrokerClusterRefusals(t *testing.T) {
 		{"--trust-out alone",
 			[]string{three.bindURL(0, "/jobs"), "--trust-out", filepath.Join(data, "trust")},
 			exitUsage, "--trust-out writes a cluster's member keys: it needs --cluster"},
+		{"--raft-log alone",
+			[]string{three.bindURL(0, "/jobs"), "--raft-log", "debug"},
+			exitUsage, "--raft-log shows the Raft groups of a cluster: it needs --cluster"},
+		{"an unknown Raft log level",
+			[]string{three.bindURL(0, "/jobs"), "--cluster", file, "--identity", three.identities[0], "--data", data, "--raft-log", "loud"},
+			exitFailure, `raft log level "loud": want trace, debug, info, warn or error`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"io"
 	"net"
 
 	"github.com/hashicorp/raft"
@@ -25,6 +26,12 @@ type ClusterConfig struct {
 	RaftConn net.PacketConn
 	// Raft tunes every group's timings; nil is hashicorp/raft's defaults.
 	Raft *raft.Config
+	// RaftLog, when set, receives hashicorp/raft's own log lines at
+	// RaftLogLevel ("trace", "debug", "info" by default, "warn", "error"),
+	// one logger per queue named "raft <path>": what to read when a
+	// failover is slow. The broker's Logger still hears leadership changes.
+	RaftLog      io.Writer
+	RaftLogLevel string
 }
 
 // withClusterQueues appends the cluster file's queues to c.Queues, marked

@@ -19,7 +19,8 @@ func (b *Broker) startCluster(keepers []openedKeeper) error {
 		return nil
 	}
 	node, err := cluster.StartNode(cluster.NodeConfig{File: cc.File, Identity: cc.Identity,
-		DataDir: filepath.Clean(b.cfg.DataDir), Raft: cc.Raft, Log: b.cfg.Logger, RaftConn: cc.RaftConn})
+		DataDir: filepath.Clean(b.cfg.DataDir), Raft: cc.Raft, Log: b.cfg.Logger, RaftConn: cc.RaftConn,
+		RaftLog: cc.RaftLog, RaftLogLevel: cc.RaftLogLevel})
 	if err != nil {
 		return errs.Wrap(errs.KindRuntime, err, "broker: the cluster node did not start")
 	}

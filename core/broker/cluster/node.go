@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"path/filepath"
@@ -47,6 +48,13 @@ type NodeConfig struct {
 	Raft *raft.Config
 	// Log hears leadership changes and failures (nil: discarded).
 	Log *slog.Logger
+	// RaftLog, when set, receives hashicorp/raft's own log lines at
+	// RaftLogLevel and above, each group's named "raft <queue path>": the
+	// elections, heartbeats and replication behind a slow failover.
+	RaftLog io.Writer
+	// RaftLogLevel is "trace", "debug", "info" (the default), "warn" or
+	// "error".
+	RaftLogLevel string
 	// RaftConn, when set, is the UDP socket of this member's Raft address,
 	// opened already (tests bind port 0 before writing the file); else the
 	// node binds the address itself.
@@ -62,16 +70,18 @@ type NodeConfig struct {
 // Node is a running member: its Raft port and one group per replicated
 // queue.
 type Node struct {
-	self    Member
-	file    *File
-	port    *raftlayer.Node
-	log     *slog.Logger
-	byRaft  map[raft.ServerAddress]Member
-	groups  map[string]*Group
-	order   []*Group
-	stop    chan struct{}
-	wg      sync.WaitGroup
-	closing sync.Once
+	self      Member
+	file      *File
+	port      *raftlayer.Node
+	log       *slog.Logger
+	byRaft    map[raft.ServerAddress]Member
+	groups    map[string]*Group
+	order     []*Group
+	stop      chan struct{}
+	raftLog   io.Writer   // hashicorp/raft's own lines (raftlog.go); nil: none
+	raftLevel hclog.Level // the least level raftLog hears
+	wg        sync.WaitGroup
+	closing   sync.Once
 	// bgMu orders goBackground against Close: no goroutine is added to
 	// wg once Close waits on it.
 	bgMu     sync.Mutex
@@ -126,8 +136,13 @@ func StartNode(cfg NodeConfig) (*Node, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	raftLevel, err := raftLogLevel(cfg.RaftLogLevel)
+	if err != nil {
+		return nil, err
+	}
 	n := &Node{self: self, file: cfg.File, log: log, byRaft: map[raft.ServerAddress]Member{},
-		groups: map[string]*Group{}, stop: make(chan struct{})}
+		groups: map[string]*Group{}, stop: make(chan struct{}),
+		raftLog: cfg.RaftLog, raftLevel: raftLevel}
 	members := map[string]identity.Fingerprint{}
 	var servers []raft.Server
 	for _, m := range cfg.File.Members {
@@ -199,7 +214,7 @@ func (n *Node) startGroup(q Queue, cfg NodeConfig, servers []raft.Server) (*Grou
 		conf = &c
 	}
 	conf.LocalID = serverID(n.self.Key)
-	conf.Logger = hclog.NewNullLogger()
+	conf.Logger = n.raftLogger(q.Path)
 	g := &Group{Path: q.Path, Flushed: q.Flushed, FSM: NewFSM(), stores: stores, bodies: bodies, port: pg, node: n, leaders: make(chan raft.Observation, 16),
 		transferStall: conf.HeartbeatTimeout}
 	g.FSM.bodies = bodies

@@ -35,6 +35,13 @@ type testCluster struct {
 // folder, serving the given queue paths (flushed).
 func startCluster(t testing.TB, n int, paths ...string) *testCluster {
 	t.Helper()
+	return startClusterWith(t, n, nil, paths...)
+}
+
+// startClusterWith is startCluster with set, when not nil, adjusting each
+// member's configuration before it starts.
+func startClusterWith(t testing.TB, n int, set func(i int, cfg *NodeConfig), paths ...string) *testCluster {
+	t.Helper()
 	tc := &testCluster{}
 	pcs := make([]net.PacketConn, n)
 	var members []string
@@ -62,7 +69,11 @@ func startCluster(t testing.TB, n int, paths ...string) *testCluster {
 	for i := range n {
 		tc.faults = append(tc.faults, NewFaultPlan(uint64(i)))
 		tc.dirs = append(tc.dirs, t.TempDir())
-		node, err := StartNode(NodeConfig{File: file, Identity: tc.ids[i], DataDir: tc.dirs[i], RaftConn: pcs[i], Faults: tc.faults[i], Raft: PatientRaftConfig()})
+		cfg := NodeConfig{File: file, Identity: tc.ids[i], DataDir: tc.dirs[i], RaftConn: pcs[i], Faults: tc.faults[i], Raft: PatientRaftConfig()}
+		if set != nil {
+			set(i, &cfg)
+		}
+		node, err := StartNode(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
