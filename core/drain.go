@@ -11,9 +11,10 @@ import (
 // Drained is what a drain observed: transfers whose receipt arrived during
 // the drain, and those still without one at the deadline (including bodies
 // still waiting in outboxes and copies still queued for subscribers). A
-// copy a publisher wrote hands out no receipt and is not counted: the drain
-// waits for its subscriber to consume it, as for every stream. Local
-// counts, not a claim about the peer.
+// copy a publisher wrote, and a message Send (Pusher, Paired) wrote, hand
+// out no receipt and are not counted once written: the drain waits for the
+// peer to consume them, as for every stream. Local counts, not a claim
+// about the peer.
 type Drained struct {
 	Delivered   uint64
 	Outstanding uint64

@@ -160,7 +160,7 @@ func sendNow(c *transport.Conn, payload []byte) bool {
 	var h wire.Data
 	meta := TransferMeta{}.whole(len(payload))
 	meta.writeHeader(&h, c.Path())
-	_, sent, err := c.SendNow(&h, payload)
+	sent, err := c.SendNowUnwatched(&h, payload)
 	return sent && err == nil
 }
 
@@ -262,27 +262,40 @@ func (o *outbox) close() {
 // wait waits for the flusher to end (after close and the dialer's close).
 func (o *outbox) wait() { o.wg.Wait() }
 
-// writeWhole writes one whole payload as a one-way transfer and finishes it.
+// writeWhole writes one whole payload as a one-way transfer and finishes
+// it. Nothing it writes hands out a receipt (Send, a Pair's Send, the
+// outbox's flush), so none is tracked, as for a publisher's copies: its
+// packets cost the receipt tracker nothing, and a drain or a release still
+// waits for the peer to consume the stream (transport.OpenUniUnwatched). A
+// small payload goes out at once when nothing has to wait, with no state
+// kept (SendNowUnwatched); its sequence number, when one is agreed, is
+// drawn once and carried by whichever attempt sends it.
 func writeWhole(ctx context.Context, c *transport.Conn, payload []byte, meta TransferMeta) error {
-	t, err := openTransfer(ctx, c, meta.whole(len(payload)))
+	var h wire.Data // on the stack: the transport encodes it without keeping it
+	meta = meta.whole(len(payload))
+	meta.writeHeader(&h, c.Path())
+	seqNumber(c, &h)
+	if sent, err := c.SendNowUnwatched(&h, payload); err != nil || sent {
+		return err
+	}
+	out, err := c.OpenUniUnwatched(ctx, &h)
 	if err != nil {
 		return err
 	}
-	// A small payload usually goes out without waiting; only a write that
-	// may block needs a watcher to abandon it when ctx ends.
-	sent, err := t.out.TryWrite(payload)
+	// Only a write that may block needs a watcher to abandon it when ctx ends.
+	sent, err := out.TryWrite(payload)
 	if err != nil {
 		return err
 	}
 	if !sent {
 		if ctx.Done() != nil { // a context that cannot end needs no watcher
-			stop := context.AfterFunc(ctx, t.Cancel)
+			stop := context.AfterFunc(ctx, out.Cancel)
 			defer stop()
 		}
-		if _, err := t.Write(payload); err != nil {
+		if _, err := out.Write(payload); err != nil {
 			return err
 		}
 	}
-	_, err = t.Finish()
+	_, err = out.Finish()
 	return err
 }

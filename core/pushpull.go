@@ -109,8 +109,9 @@ func (p *Pusher) Open(ctx context.Context, meta TransferMeta) (*OutgoingTransfer
 func (p *Pusher) Dropped() uint64 { return p.box.droppedCount() }
 
 // Close abandons what still waits in the outbox, releases the endpoint's
-// connections and stops its redials. Messages already written still get
-// their receipts; Runtime.Drain waits for them.
+// connections and stops its redials. Messages already written still go
+// out: Runtime.Drain waits for the puller to consume them, and a transfer
+// opened with Open for its receipt.
 func (p *Pusher) Close() error {
 	p.box.close()
 	p.d.close()

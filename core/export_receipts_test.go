@@ -1,0 +1,13 @@
+package weida
+
+// TrackedReceipts counts the transport receipts rt's dialled connections
+// still track (unresolved). It is no part of the API.
+func TrackedReceipts(rt *Runtime) int {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	n := 0
+	for _, pc := range rt.pool {
+		n += len(pc.conn.OutstandingReceipts())
+	}
+	return n
+}
