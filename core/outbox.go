@@ -157,9 +157,7 @@ func sendNow(c *transport.Conn, payload []byte) bool {
 	if seqAgreed(c.Agreed().Guarantees) {
 		return false
 	}
-	var h wire.Data
-	meta := TransferMeta{}.whole(len(payload))
-	meta.writeHeader(&h, c.Path())
+	h := wholeHeader(c, TransferMeta{}, len(payload))
 	sent, err := c.SendNowUnwatched(&h, payload)
 	return sent && err == nil
 }
@@ -271,9 +269,7 @@ func (o *outbox) wait() { o.wg.Wait() }
 // kept (SendNowUnwatched); its sequence number, when one is agreed, is
 // drawn once and carried by whichever attempt sends it.
 func writeWhole(ctx context.Context, c *transport.Conn, payload []byte, meta TransferMeta) error {
-	var h wire.Data // on the stack: the transport encodes it without keeping it
-	meta = meta.whole(len(payload))
-	meta.writeHeader(&h, c.Path())
+	h := wholeHeader(c, meta, len(payload))
 	seqNumber(c, &h)
 	if sent, err := c.SendNowUnwatched(&h, payload); err != nil || sent {
 		return err
@@ -298,4 +294,13 @@ func writeWhole(ctx context.Context, c *transport.Conn, payload []byte, meta Tra
 	}
 	_, err = out.Finish()
 	return err
+}
+
+// wholeHeader is the DATA header of a whole n-byte payload sent with meta
+// on c's dialled path.
+func wholeHeader(c *transport.Conn, meta TransferMeta, n int) wire.Data {
+	var h wire.Data
+	meta = meta.whole(n)
+	meta.writeHeader(&h, c.Path())
+	return h
 }
