@@ -173,21 +173,37 @@ func (d *Data) decode(hdr []byte, known string) error {
 	return d.decodeWalk(hdr, known)
 }
 
-// decodeMinimal decodes, without the general walk, the two headers nearly
-// every exchange carries: the empty map of a reply (A0) and a request's map
-// holding nothing but a path shorter than 24 bytes (A1 00 6x ...). For any
-// other header it decides nothing and reports false. What it accepts it
-// decodes exactly as decodeWalk does: both shapes are well-formed, and the
-// path is within CapEndpoint, so its only rule left is UTF-8.
+// decodeMinimal decodes, without the general walk, the three headers nearly
+// every message carries: the empty map of a reply (A0), a request's map
+// holding nothing but a path shorter than 24 bytes (A1 00 6x ...), and a
+// whole one-way message's map holding that path and its content length
+// (A2 00 6x ... 01 uint). For any other header it decides nothing and
+// reports false. What it accepts it decodes exactly as decodeWalk does:
+// each shape is well-formed, its keys ascend, the path is within
+// CapEndpoint, so its only rule left is UTF-8, and any uint is a valid
+// content length (a non-minimal one too, §17 item 3).
 func (d *Data) decodeMinimal(hdr []byte, known string) bool {
 	if len(hdr) == 1 && hdr[0] == majorMap<<5 {
 		return true
 	}
-	if len(hdr) < 3 || hdr[0] != majorMap<<5|1 || hdr[1] != 0 || hdr[2]>>5 != majorText {
+	if len(hdr) < 3 {
 		return false
 	}
-	path := hdr[3:]
-	if n := int(hdr[2] & 0x1F); n >= 24 || len(path) != n || !utf8.Valid(path) {
+	pairs := hdr[0] ^ majorMap<<5
+	if (pairs != 1 && pairs != 2) || hdr[1] != 0 || hdr[2]>>5 != majorText {
+		return false
+	}
+	n := int(hdr[2] & 0x1F)
+	if n >= 24 || len(hdr) < 3+n {
+		return false
+	}
+	path, rest := hdr[3:3+n], hdr[3+n:]
+	contentLen, ok := Opt[uint64]{}, len(rest) == 0
+	if pairs == 2 {
+		contentLen.V, ok = wholeUint(rest, 1)
+		contentLen.Ok = ok
+	}
+	if !ok || !utf8.Valid(path) {
 		return false
 	}
 	if string(path) == known {
@@ -195,7 +211,28 @@ func (d *Data) decodeMinimal(hdr []byte, known string) bool {
 	} else {
 		d.Endpoint = Some(string(path))
 	}
+	d.ContentLen = contentLen
 	return true
+}
+
+// wholeUint decodes b when it is exactly the key and then one CBOR uint,
+// at any argument width.
+func wholeUint(b []byte, key byte) (uint64, bool) {
+	if len(b) < 2 || b[0] != key || b[1]>>5 != majorUint {
+		return 0, false
+	}
+	ai, arg := b[1]&0x1F, b[2:]
+	if ai < 24 {
+		return uint64(ai), len(arg) == 0
+	}
+	if ai > aiDouble || len(arg) != 1<<(ai-24) {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range arg {
+		v = v<<8 | uint64(c)
+	}
+	return v, true
 }
 
 // decodeWalk walks hdr into d: layers 1 and 2 for any DATA header.

@@ -3,6 +3,7 @@ package wire
 import (
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -215,6 +216,16 @@ func TestDataDecodeMinimalAgreesWithTheWalk(t *testing.T) {
 			}
 			head := []byte{0xA1, 0x00, byte(majorText<<5 | min(n, 31))}
 			headers = append(headers, append(head, path...), append(head, path[:n/2]...))
+			// The same path with a content length after it, of every width
+			// (minimal or not), cut short, over-long, or under another key.
+			two := append([]byte{0xA2, 0x00, byte(majorText<<5 | min(n, 31))}, path...)
+			lengths := [][]byte{{0x01, 0x00}, {0x01, 0x17}, {0x01, 0x18, 0x40}, {0x01, 0x18, 0x05},
+				{0x01, 0x19, 0x01, 0x00}, {0x01, 0x1A, 0, 1, 0, 0}, {0x01, 0x1B, 0, 0, 0, 1, 0, 0, 0, 0},
+				{0x01, 0x19, 0x01}, {0x01, 0x18, 0x40, 0x00}, {0x01, 0x1C}, {0x01, 0x1F}, {0x01, 0x20},
+				{0x01, 0x40}, {0x02, 0x18, 0x40}, {0x18, 0x01, 0x05}, {0x01}, {}}
+			for _, cl := range lengths {
+				headers = append(headers, append(slices.Clone(two), cl...))
+			}
 		}
 	}
 	const known = "/jobs"
@@ -229,7 +240,8 @@ func TestDataDecodeMinimalAgreesWithTheWalk(t *testing.T) {
 			t.Fatalf("% X: decodeMinimal gave %+v, the walk %+v (%v)", hdr, fast, walked, err)
 		}
 	}
-	for _, want := range []string{"A0", "A1 00 65 2F 6A 6F 62 73", "A1 00 62 2F 74"} {
+	for _, want := range []string{"A0", "A1 00 65 2F 6A 6F 62 73", "A1 00 62 2F 74",
+		"A2 00 65 2F 6A 6F 62 73 01 18 40", "A2 00 62 2F 74 01 1B 00 00 00 01 00 00 00 00"} {
 		var d Data
 		if !d.decodeMinimal(unhex(t, want), known) {
 			t.Errorf("decodeMinimal refused %s, a shape it exists for", want)

@@ -72,6 +72,26 @@ func fuzzDecoder[T any, P interface {
 
 func FuzzDecodeHello(f *testing.F) { fuzzDecoder[Hello](f, DecodeHello, KindHello) }
 func FuzzDecodeData(f *testing.F)  { fuzzDecoder[Data](f, DecodeData, KindData) }
+
+// FuzzDecodeDataMinimal checks the fast path against the walk: a header
+// decodeMinimal accepts, the walk accepts too, with the same result.
+func FuzzDecodeDataMinimal(f *testing.F) {
+	seedHeaders(f, KindData)
+	for _, s := range []string{"A2 00 65 2F 6A 6F 62 73 01 18 40", "A2 00 62 2F 74 01 19 01", "A1 00 62 2F 74"} {
+		f.Add(unhex(f, s))
+	}
+	f.Fuzz(func(t *testing.T, hdr []byte) {
+		const known = "/jobs"
+		var fast, walked Data
+		if !fast.decodeMinimal(hdr, known) {
+			return
+		}
+		if err := walked.decodeWalk(hdr, known); err != nil || !reflect.DeepEqual(fast, walked) {
+			t.Fatalf("% X: decodeMinimal gave %+v, the walk %+v (%v)", hdr, fast, walked, err)
+		}
+	})
+}
+
 func FuzzDecodeError(f *testing.F) { fuzzDecoder[ErrorFrame](f, DecodeError, KindError) }
 func FuzzDecodeSubscribe(f *testing.F) {
 	fuzzDecoder[Subscribe](f, DecodeSubscribe, KindSubscribe, KindUnsubscribe)
