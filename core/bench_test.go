@@ -10,6 +10,7 @@ import (
 	"time"
 
 	weida "github.com/weida-go/weida/core"
+	"github.com/weida-go/weida/core/wire"
 	"github.com/weida-go/weida/internal/rawquic"
 )
 
@@ -62,7 +63,14 @@ var pushSubjects = []struct {
 	// Puller needs (it is fed by every connection of its path): the raw
 	// stack doing the least weida's receive API must do.
 	{"rawquic+tracer+handoff", func(tb testing.TB, messages int) pushSubject {
-		return openRawPushHandedOff(tb, messages)
+		return openRawPushHandedOff(tb, messages, nil)
+	}},
+	// And the bytes weida's wire puts before each payload (its preamble
+	// and DATA header, as Pusher.Send writes them), skipped unread: what
+	// the protocol's framing costs the transport, without weida's code.
+	{"rawquic+tracer+handoff+header", func(tb testing.TB, messages int) pushSubject {
+		h := wire.Data{Endpoint: wire.Some(benchPath), ContentLen: wire.Some[uint64](pushBytes)}
+		return openRawPushHandedOff(tb, messages, wire.AppendDataFrame(nil, &h))
 	}},
 }
 
@@ -467,11 +475,17 @@ func openRawPush(tb testing.TB, messages int, withTracer bool) pushSubject {
 	return &rawPush{pair: pair, message: make([]byte, pushBytes), tally: t}
 }
 
-func openRawPushHandedOff(tb testing.TB, messages int) pushSubject {
+// openRawPushHandedOff is the raw stack with the tracer and the hand-off;
+// each message carries header before its payload, and the consumer counts
+// the payload alone.
+func openRawPushHandedOff(tb testing.TB, messages int, header []byte) pushSubject {
 	pair := establishRaw(tb, true)
 	t := newTally(messages)
-	pair.ServeDrainHandedOff(pushBytes, weida.DefaultEndpointQueue, t.count)
-	return &rawPush{pair: pair, message: make([]byte, pushBytes), tally: t}
+	pair.ServeDrainHandedOff(len(header)+pushBytes, weida.DefaultEndpointQueue, func(n int, err error) {
+		t.count(n-len(header), err)
+	})
+	message := append(header, make([]byte, pushBytes)...)
+	return &rawPush{pair: pair, message: message, tally: t}
 }
 
 func (r *rawPush) push(ctx context.Context) error { return r.pair.Push(ctx, r.message) }
