@@ -35,9 +35,11 @@ func BenchmarkDataEncodeFull(b *testing.B) {
 
 func BenchmarkDataDecodeMinimal(b *testing.B) {
 	for _, v := range []struct{ name, hex string }{
-		{"reply", "A0"},               // golden vector 2: nothing to copy
-		{"confirm", "A1 08 02"},       // golden vector 3
-		{"request", "A1 00 62 2F 74"}, // golden vector 1: one string
+		{"reply", "A0"},                                 // golden vector 2: nothing to copy
+		{"confirm", "A1 08 02"},                         // golden vector 3
+		{"request", "A1 00 62 2F 74"},                   // golden vector 1: one string
+		{"push", "A2 00 62 2F 74 01 18 40"},             // Pusher.Send: path and length
+		{"copy", "A3 00 62 2F 74 01 18 40 05 62 61 62"}, // a fan-out copy: and its topic
 	} {
 		hdr := unhex(b, v.hex)
 		b.Run(v.name, func(b *testing.B) {

@@ -173,66 +173,104 @@ func (d *Data) decode(hdr []byte, known string) error {
 	return d.decodeWalk(hdr, known)
 }
 
-// decodeMinimal decodes, without the general walk, the three headers nearly
-// every message carries: the empty map of a reply (A0), a request's map
-// holding nothing but a path shorter than 24 bytes (A1 00 6x ...), and a
-// whole one-way message's map holding that path and its content length
-// (A2 00 6x ... 01 uint). For any other header it decides nothing and
-// reports false. What it accepts it decodes exactly as decodeWalk does:
-// each shape is well-formed, its keys ascend, the path is within
-// CapEndpoint, so its only rule left is UTF-8, and any uint is a valid
-// content length (a non-minimal one too, §17 item 3).
+// decodeMinimal decodes, without the general walk, the headers nearly
+// every message carries: a map of at most four of the keys endpoint (0),
+// content_len (1), topic (5) and sequence (6), in ascending order, each
+// key one byte and each text shorter than 24 bytes. That covers a reply
+// (A0), a request (its path), a whole one-way message (path and length),
+// a fan-out copy (and its topic) and a numbered one (and its sequence).
+// For any other header it decides nothing and reports false, leaving d
+// as it was. What it accepts it decodes exactly as decodeWalk does: such a
+// map is well-formed, its texts are within their caps, so their only rule
+// left is UTF-8, and any uint is valid for either key (at any width: a
+// non-minimal argument too, §17 item 3).
 func (d *Data) decodeMinimal(hdr []byte, known string) bool {
 	if len(hdr) == 1 && hdr[0] == majorMap<<5 {
-		return true
+		return true // a reply's empty map, the commonest header of all
 	}
-	if len(hdr) < 3 {
+	if len(hdr) == 0 || hdr[0]>>5 != majorMap || hdr[0]&0x1F > 4 {
 		return false
 	}
-	pairs := hdr[0] ^ majorMap<<5
-	if (pairs != 1 && pairs != 2) || hdr[1] != 0 || hdr[2]>>5 != majorText {
+	var (
+		path, topic       []byte
+		contentLen, seq   Opt[uint64]
+		hasPath, hasTopic bool
+		rest              = hdr[1:]
+		prev              = -1
+	)
+	for range hdr[0] & 0x1F {
+		if len(rest) == 0 || int(rest[0]) <= prev {
+			return false
+		}
+		key := rest[0]
+		prev = int(key)
+		var ok bool
+		switch key {
+		case 0:
+			path, rest, ok = shortText(rest[1:])
+			hasPath = true
+		case 5:
+			topic, rest, ok = shortText(rest[1:])
+			hasTopic = true
+		case 1:
+			contentLen.V, rest, ok = anyUint(rest[1:])
+			contentLen.Ok = true
+		case 6:
+			seq.V, rest, ok = anyUint(rest[1:])
+			seq.Ok = true
+		}
+		if !ok {
+			return false // another key, or a value of another shape
+		}
+	}
+	if len(rest) != 0 || !utf8.Valid(path) || !utf8.Valid(topic) {
 		return false
 	}
-	n := int(hdr[2] & 0x1F)
-	if n >= 24 || len(hdr) < 3+n {
-		return false
+	if hasPath {
+		if string(path) == known {
+			d.Endpoint = Some(known)
+		} else {
+			d.Endpoint = Some(string(path))
+		}
 	}
-	path, rest := hdr[3:3+n], hdr[3+n:]
-	contentLen, ok := Opt[uint64]{}, len(rest) == 0
-	if pairs == 2 {
-		contentLen.V, ok = wholeUint(rest, 1)
-		contentLen.Ok = ok
+	if hasTopic {
+		d.Topic = Some(string(topic))
 	}
-	if !ok || !utf8.Valid(path) {
-		return false
-	}
-	if string(path) == known {
-		d.Endpoint = Some(known)
-	} else {
-		d.Endpoint = Some(string(path))
-	}
-	d.ContentLen = contentLen
+	d.ContentLen, d.Sequence = contentLen, seq
 	return true
 }
 
-// wholeUint decodes b when it is exactly the key and then one CBOR uint,
-// at any argument width.
-func wholeUint(b []byte, key byte) (uint64, bool) {
-	if len(b) < 2 || b[0] != key || b[1]>>5 != majorUint {
-		return 0, false
+// shortText splits off b's first item when it is a text string shorter
+// than 24 bytes (its length in the head byte).
+func shortText(b []byte) (text, rest []byte, ok bool) {
+	if len(b) == 0 || b[0]>>5 != majorText {
+		return nil, nil, false
 	}
-	ai, arg := b[1]&0x1F, b[2:]
+	n := int(b[0] & 0x1F)
+	if n >= 24 || len(b) < 1+n {
+		return nil, nil, false
+	}
+	return b[1 : 1+n], b[1+n:], true
+}
+
+// anyUint splits off b's first item when it is an unsigned integer, its
+// argument of any width.
+func anyUint(b []byte) (v uint64, rest []byte, ok bool) {
+	if len(b) == 0 || b[0]>>5 != majorUint {
+		return 0, nil, false
+	}
+	ai := b[0] & 0x1F
 	if ai < 24 {
-		return uint64(ai), len(arg) == 0
+		return uint64(ai), b[1:], true
 	}
-	if ai > aiDouble || len(arg) != 1<<(ai-24) {
-		return 0, false
+	if ai > aiDouble || len(b) < 1+1<<(ai-24) {
+		return 0, nil, false
 	}
-	var v uint64
+	arg := b[1 : 1+1<<(ai-24)]
 	for _, c := range arg {
 		v = v<<8 | uint64(c)
 	}
-	return v, true
+	return v, b[1+len(arg):], true
 }
 
 // decodeWalk walks hdr into d: layers 1 and 2 for any DATA header.

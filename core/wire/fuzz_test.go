@@ -77,7 +77,7 @@ func FuzzDecodeData(f *testing.F)  { fuzzDecoder[Data](f, DecodeData, KindData) 
 // decodeMinimal accepts, the walk accepts too, with the same result.
 func FuzzDecodeDataMinimal(f *testing.F) {
 	seedHeaders(f, KindData)
-	for _, s := range []string{"A2 00 65 2F 6A 6F 62 73 01 18 40", "A2 00 62 2F 74 01 19 01", "A1 00 62 2F 74"} {
+	for _, s := range []string{"A2 00 65 2F 6A 6F 62 73 01 18 40", "A2 00 62 2F 74 01 19 01", "A1 00 62 2F 74", "A3 00 62 2F 74 01 19 04 00 05 63 61 2E 62", "A2 06 07 06 08"} {
 		f.Add(unhex(f, s))
 	}
 	f.Fuzz(func(t *testing.T, hdr []byte) {
