@@ -7,7 +7,7 @@ package wire
 
 // ErrorFrame is the ERROR header (kind 2, reply half only).
 type ErrorFrame struct {
-	Code   uint64      // key 0, required; see ErrorCode constants
+	Code   uint64      // key 0, required: one of the Error* codes below
 	Leader Opt[string] // key 1, <= 1024 B: NOT_LEADER's leader URL, when one is known
 	Term   Opt[uint64] // key 2: NOT_LEADER's Raft term
 }
