@@ -79,10 +79,10 @@ func (m *BusMember) Send(ctx context.Context, payload []byte) (int, error) {
 	if len(live) == 0 {
 		return 0, nil
 	}
-	shared := append([]byte(nil), payload...)
+	shared := sharedPayload{src: payload}
 	reached := 0
 	for _, c := range live {
-		if m.writerLocked(c).offer(TransferMeta{}.whole(len(shared)).header(c.Path()), shared) == DropNone {
+		if m.writerLocked(c).offer(TransferMeta{}.whole(len(payload)).header(c.Path()), &shared) == DropNone {
 			reached++
 		} else {
 			m.dropped.Add(1)

@@ -1,6 +1,7 @@
 package weida
 
 import (
+	"bytes"
 	"context"
 	"sync"
 
@@ -60,6 +61,24 @@ type copyItem struct {
 	payload []byte
 }
 
+// sharedPayload is one message's payload for all its copies. A copy sent
+// at once is written from the caller's slice (quic-go copies the bytes);
+// the first copy that has to queue takes a copy of it, which every later
+// queued copy shares, as the caller may reuse its slice once the call
+// returns. A message whose copies all went out at once is never copied.
+type sharedPayload struct {
+	src, kept []byte
+	isKept    bool
+}
+
+// keep returns the payload's own copy, made on first use.
+func (p *sharedPayload) keep() []byte {
+	if !p.isKept {
+		p.kept, p.isKept = bytes.Clone(p.src), true
+	}
+	return p.kept
+}
+
 func newCopyWriter(rt *Runtime, conn *transport.Conn, maxQueue int, maxBytes int64, onDrop func(string, DropCause)) *copyWriter {
 	w := &copyWriter{conn: conn, maxQueue: maxQueue, maxBytes: maxBytes, onDrop: onDrop,
 		wake: make(chan struct{}, 1), idle: make(chan struct{}), done: make(chan struct{}), rt: rt}
@@ -98,7 +117,7 @@ func (w *copyWriter) awaitIdle(ctx context.Context) int {
 // copy is numbered first, when the connection agreed on sequencing, so a
 // dropped copy leaves a hole its peer sees as missed (sequence.go); under
 // the lock, so numbers follow the queue's order.
-func (w *copyWriter) offer(h wire.Data, payload []byte) DropCause {
+func (w *copyWriter) offer(h wire.Data, p *sharedPayload) DropCause {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	seqNumber(w.conn, &h)
@@ -107,16 +126,17 @@ func (w *copyWriter) offer(h wire.Data, payload []byte) DropCause {
 		return DropWire
 	case len(w.queue) >= w.maxQueue:
 		return DropSubscriberQueue
-	case w.bytes+int64(len(payload)) > w.maxBytes:
+	case w.bytes+int64(len(p.src)) > w.maxBytes:
 		return DropSubscriberBudget
 	case len(w.queue) == 0 && !w.busy:
 		// Nothing is ahead of this copy: it goes out from here when that
 		// needs no wait, without waking the writer goroutine (and, when it
 		// cannot, queues with the number it already drew).
-		if sent, _ := w.conn.SendNowUnwatched(&h, payload); sent {
+		if sent, _ := w.conn.SendNowUnwatched(&h, p.src); sent {
 			return DropNone
 		}
 	}
+	payload := p.keep()
 	w.queue = append(w.queue, copyItem{header: h, payload: payload})
 	w.bytes += int64(len(payload))
 	select {

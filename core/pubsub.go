@@ -1,7 +1,6 @@
 package weida
 
 import (
-	"bytes"
 	"sync"
 
 	"github.com/weida-go/weida/core/errs"
@@ -76,13 +75,10 @@ func (p *Publisher) PublishWith(topic string, payload []byte, meta TransferMeta)
 	if p.closed {
 		return 0, errPublisherClosed()
 	}
-	var shared []byte // one copy of the payload for every subscriber, made at the first match
-	cloned, reached := false, 0
+	shared := sharedPayload{src: payload}
+	reached := 0
 	p.l.subs.eachMatch(p.path, topic, func(c *transport.Conn) {
-		if !cloned {
-			shared, cloned = bytes.Clone(payload), true
-		}
-		if cause := p.writerLocked(c).offer(h, shared); cause != DropNone {
+		if cause := p.writerLocked(c).offer(h, &shared); cause != DropNone {
 			p.drops.count(topic, cause)
 			return
 		}

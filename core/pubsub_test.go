@@ -647,3 +647,52 @@ func TestPubSubGoroutinesReturnAfterShutdown(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// A copy that has to wait carries the payload as it was published, though
+// the caller reuses its buffer at once: the subscriber's stream credit (4)
+// lets only the first copies go out, the rest queue in the publisher, and
+// every Publish below is followed by overwriting the one buffer they all
+// came from. (Copies may arrive in any order: pub/sub promises none.)
+func TestQueuedCopiesKeepThePayloadAsPublished(t *testing.T) {
+	srv := pubsubServe(t, weida.Config{})
+	rt := runtimeWith(t, weida.Config{Limits: weida.Limits{MaxConcurrentUniStreams: 4}, EndpointQueue: 1})
+	sub := rt.Subscriber(weida.TrustByAddress())
+	if err := sub.Connect(ctxFor(t), srv.url()); err != nil {
+		t.Fatal(err)
+	}
+	if err := sub.Subscribe(ctxFor(t), ""); err != nil {
+		t.Fatal(err)
+	}
+	pubsubAwait(t, "the publisher to apply the filter", func() bool { return srv.pub.FilterCount() == 1 })
+	const messages = 40
+	published := func(i int) string {
+		return fmt.Sprintf("message %02d ", i) + strings.Repeat(string(rune('a'+i%26)), 51)
+	}
+	buf := make([]byte, len(published(0)))
+	var want []string
+	for i := range messages {
+		copy(buf, published(i))
+		want = append(want, published(i))
+		if n, err := srv.pub.Publish("t", buf); err != nil || n != 1 {
+			t.Fatalf("publish %d reached %d subscribers: %v", i, n, err)
+		}
+		for j := range buf {
+			buf[j] = 'x' // the caller's buffer is its own again
+		}
+	}
+	if srv.pub.Dropped() != 0 {
+		t.Fatalf("%d copies dropped; the test needs every one delivered", srv.pub.Dropped())
+	}
+	var got []string
+	for i := range messages {
+		body, _, err := sub.Recv(ctxFor(t), 1<<10)
+		if err != nil {
+			t.Fatalf("recv %d: %v", i, err)
+		}
+		got = append(got, string(body))
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Fatalf("received\n%q\nwant\n%q", got, want)
+	}
+}
