@@ -59,8 +59,9 @@ func (m *BusMember) Disconnect(url string) bool { return m.d.disconnect(url) }
 // Send gives one copy of payload to every live member this one dialled and
 // returns how many were reached (0 with none: nothing is kept for later).
 // It never waits for a member. A payload above Config.SubscriberBufferBytes
-// fails with LimitExceeded before any member is charged. The payload is
-// copied once and shared by every copy, so the caller may reuse it.
+// fails with LimitExceeded before any member is charged. The caller may
+// reuse payload once Send returns: copies that go out at once are written
+// from it, and those that queue share one copy of it.
 func (m *BusMember) Send(ctx context.Context, payload []byte) (int, error) {
 	if int64(len(payload)) > m.l.rt.cfg.SubscriberBufferBytes {
 		return 0, errs.New(errs.KindLimitExceeded, "a bus payload of %d bytes exceeds the per-member budget of %d bytes",

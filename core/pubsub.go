@@ -53,8 +53,9 @@ func (p *Publisher) Path() string { return p.path }
 // returns how many it reached, 0 being normal. It never waits: "reached"
 // means the copy was queued for that subscriber's writer. A payload larger
 // than the subscriber budget (8 MiB) fails with LimitExceeded before any
-// subscriber is charged. The payload is copied once and shared by all
-// copies, so the caller may reuse it.
+// subscriber is charged. The caller may reuse payload once Publish
+// returns: copies that go out at once are written from it, and those that
+// queue share one copy of it, made only when the first has to queue.
 func (p *Publisher) Publish(topic string, payload []byte) (int, error) {
 	return p.PublishWith(topic, payload, TransferMeta{})
 }
