@@ -11,3 +11,17 @@ func TrackedReceipts(rt *Runtime) int {
 	}
 	return n
 }
+
+// QueuedCopies counts the copies p's writers hold queued (not yet written).
+// It is no part of the API.
+func QueuedCopies(p *Publisher) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, w := range p.writers {
+		w.mu.Lock()
+		n += len(w.queue)
+		w.mu.Unlock()
+	}
+	return n
+}

@@ -683,6 +683,11 @@ func TestQueuedCopiesKeepThePayloadAsPublished(t *testing.T) {
 	if srv.pub.Dropped() != 0 {
 		t.Fatalf("%d copies dropped; the test needs every one delivered", srv.pub.Dropped())
 	}
+	// The credit lets at most 4 copies out before the subscriber reads, so
+	// at least the rest wait (a writer may hold one more in hand).
+	if n := weida.QueuedCopies(srv.pub); n < messages-4-1 {
+		t.Fatalf("%d copies queued, want at least %d: the test must exercise the queued path", n, messages-5)
+	}
 	var got []string
 	for i := range messages {
 		body, _, err := sub.Recv(ctxFor(t), 1<<10)
