@@ -38,24 +38,16 @@ func TestPusherSendBenchSmoke(t *testing.T) {
 func measurePusherSends(tb testing.TB, producers, n int) time.Duration {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	tb.Cleanup(cancel)
-	srv := runtimeWith(tb, weida.Config{})
-	pull, err := srv.Listener().Puller("/bench")
-	if err != nil {
-		tb.Fatal(err)
-	}
 	id, err := weida.GenerateIdentity()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	b, err := srv.Listener().BindQUIC("127.0.0.1:0", id)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	srv := pushpullServeAt(tb, "127.0.0.1:0", id, weida.Config{})
 	pushers := make([]*weida.Pusher, producers)
 	for i := range pushers {
 		// One runtime per producer: a connection of its own each.
 		pushers[i] = runtimeWith(tb, weida.Config{}).Pusher(weida.TrustByAddress())
-		if err := pushers[i].Connect(ctx, b.URL("/bench")); err != nil {
+		if err := pushers[i].Connect(ctx, srv.url); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -63,7 +55,7 @@ func measurePusherSends(tb testing.TB, producers, n int) time.Duration {
 	go func() {
 		buf := make([]byte, 0, pushBytes+1)
 		for range n {
-			body, _, err := pull.RecvAppend(ctx, buf[:0], pushBytes+1)
+			body, _, err := srv.pull.RecvAppend(ctx, buf[:0], pushBytes+1)
 			if err == nil && len(body) != pushBytes {
 				err = fmt.Errorf("a message of %d bytes arrived, want %d", len(body), pushBytes)
 			}

@@ -28,7 +28,7 @@ type pushpullServer struct {
 
 // pushpullServeAt registers the puller before binding, so a redial never
 // finds the path missing.
-func pushpullServeAt(t *testing.T, addr string, id *weida.Identity, cfg weida.Config) *pushpullServer {
+func pushpullServeAt(t testing.TB, addr string, id *weida.Identity, cfg weida.Config) *pushpullServer {
 	t.Helper()
 	rt, err := weida.NewRuntime(cfg)
 	if err != nil {
