@@ -131,8 +131,14 @@ func (w *copyWriter) offer(h wire.Data, p *sharedPayload) DropCause {
 	case len(w.queue) == 0 && !w.busy:
 		// Nothing is ahead of this copy: it goes out from here when that
 		// needs no wait, without waking the writer goroutine (and, when it
-		// cannot, queues with the number it already drew).
-		if sent, _ := w.conn.SendNowUnwatched(&h, p.src); sent {
+		// cannot, queues with the number it already drew). A failure is a
+		// drop at the wire, as the writer counts one: the connection ended,
+		// or the peer stopped the copy as it went and must not get it again.
+		sent, err := w.conn.SendNowUnwatched(&h, p.src)
+		if err != nil {
+			return DropWire
+		}
+		if sent {
 			return DropNone
 		}
 	}

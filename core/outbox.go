@@ -142,24 +142,30 @@ func (o *outbox) trySend(payload []byte) (bool, error) {
 		return false, err
 	}
 	if conn != nil {
-		return sendNow(conn, payload), nil
+		return sendNow(conn, payload)
 	}
 	defer o.mu.Unlock()
 	return o.enqueueLocked(context.Background(), payload, TransferMeta{}, false)
 }
 
 // sendNow writes payload as a whole transfer on c if that needs no wait.
-// Any failure reports false, so the waiting path meets it again and
-// reports it as Send would (a connection that just ended is then picked
-// again). A connection that numbers its transfers is left to that path
-// too: a number drawn for an attempt that reports false would be a gap.
-func sendNow(c *transport.Conn, payload []byte) bool {
+// A failure before any byte went reports false and no error, so the
+// waiting path meets it again and reports it as Send would (a connection
+// that just ended is then picked again). Once the bytes went it reports
+// true, with the FIN's error if the peer stopped the stream meanwhile: the
+// peer may have read and refused it, and it is not sent again. A connection
+// that numbers its transfers is left to the waiting path: a number drawn
+// for an attempt that reports false would be a gap.
+func sendNow(c *transport.Conn, payload []byte) (bool, error) {
 	if seqAgreed(c.Agreed().Guarantees) {
-		return false
+		return false, nil
 	}
 	h := wholeHeader(c, TransferMeta{}, len(payload))
 	sent, err := c.SendNowUnwatched(&h, payload)
-	return sent && err == nil
+	if !sent {
+		return false, nil
+	}
+	return true, err
 }
 
 func (o *outbox) notifyLocked() {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	weida "github.com/weida-go/weida/core"
+	"github.com/weida-go/weida/core/internal/faults"
 	"github.com/weida-go/weida/core/transport"
 	"github.com/weida-go/weida/core/wire"
 )
@@ -699,5 +700,41 @@ func TestQueuedCopiesKeepThePayloadAsPublished(t *testing.T) {
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
 		t.Fatalf("received\n%q\nwant\n%q", got, want)
+	}
+}
+
+// A copy the subscriber refuses after its bytes were queued (a Recv ceiling
+// below its size; the refusal is let in between the bytes and the FIN) is
+// a drop at the wire, and it does not go again: the subscriber's next copy
+// is the next publication.
+func TestCopyRefusedAsItWentIsDroppedNotSentAgain(t *testing.T) {
+	srv := pubsubServe(t, weida.Config{})
+	sub := pubsubSubscribe(t, srv, "")
+	ctx := ctxFor(t)
+	refused := make(chan error, 1)
+	restore := faults.Set(&faults.SendNowQueued, func(stopped <-chan struct{}) {
+		go func() { _, _, err := sub.Recv(ctx, 4); refused <- err }()
+		select {
+		case <-stopped: // the subscriber's STOP_SENDING(REJECTED)
+		case <-ctx.Done():
+		}
+	})
+	n, err := srv.pub.Publish("t", []byte("refused by the ceiling"))
+	restore()
+	if err != nil || n != 0 {
+		t.Fatalf("publish of the refused copy reached %d subscribers, %v; want 0", n, err)
+	}
+	if err := <-refused; weida.KindOf(err) != weida.KindLimitExceeded {
+		t.Fatalf("the subscriber's Recv under its ceiling: %v; want LimitExceeded", err)
+	}
+	if got := srv.pub.Dropped(); got != 1 {
+		t.Fatalf("%d copies dropped, want the refused one", got)
+	}
+	if n := pubsubPublishPromptly(t, srv.pub, "t", []byte("next")); n != 1 {
+		t.Fatalf("the next publication reached %d subscribers, want 1", n)
+	}
+	body, _, err := sub.Recv(ctx, 1<<10)
+	if err != nil || string(body) != "next" {
+		t.Fatalf("the copy after the refused one: %q, %v; want %q", body, err, "next")
 	}
 }

@@ -61,7 +61,8 @@ func (p *Pusher) Send(ctx context.Context, payload []byte) error {
 // payload above 16 KiB, over a local transport, and on a connection that
 // numbers its transfers (ordering or deduplication agreed). Its errors are
 // Send's that need no waiting to know: NotConnected, a closed endpoint, a
-// body above OutboxBytes, a full outbox under OutboxReject. An event loop
+// body above OutboxBytes, a full outbox under OutboxReject, and (with true)
+// a peer that stopped the stream as its bytes went. An event loop
 // calls it first and hands a Send to a goroutine only when it says false.
 func (p *Pusher) TrySend(payload []byte) (bool, error) { return p.box.trySend(payload) }
 

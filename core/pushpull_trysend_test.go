@@ -5,6 +5,7 @@ import (
 
 	weida "github.com/weida-go/weida/core"
 	"github.com/weida-go/weida/core/guarantee"
+	"github.com/weida-go/weida/core/internal/faults"
 )
 
 func TestPushTrySendDeliversWithoutWaiting(t *testing.T) {
@@ -25,6 +26,27 @@ func TestPushTrySendDeliversWithoutWaiting(t *testing.T) {
 		}
 		seen[body[0]] = true
 	}
+}
+
+// A push the peer refuses after its bytes were queued (a path nobody
+// serves; the refusal is let in between the bytes and the FIN) went out:
+// TrySend says true with the refusal, not false ("nothing done"), after
+// which a caller would send it again.
+func TestPushTrySendRefusedAsItWentReportsTheRefusal(t *testing.T) {
+	srv := pushpullServe(t, weida.Config{})
+	push := pushpullPusher(t, testRuntime(t), nil, srv.b.URL("/nobody"))
+	ctx := ctxFor(t)
+	t.Cleanup(faults.Set(&faults.SendNowQueued, func(stopped <-chan struct{}) {
+		select {
+		case <-stopped: // the listener's STOP_SENDING(UNKNOWN_ENDPOINT)
+		case <-ctx.Done():
+		}
+	}))
+	sent, err := push.TrySend([]byte("to nobody"))
+	if !sent {
+		t.Fatalf("TrySend refused as it went = false, %v; want true", err)
+	}
+	reqrepWantKind(t, "TrySend to a path nobody serves", err, weida.KindUnknownEndpoint)
 }
 
 func TestPushTrySendWithoutConnectIsNotConnected(t *testing.T) {

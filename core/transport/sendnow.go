@@ -6,6 +6,7 @@ import (
 
 	"github.com/quic-go/quic-go"
 
+	"github.com/weida-go/weida/core/internal/faults"
 	"github.com/weida-go/weida/core/wire"
 )
 
@@ -14,8 +15,12 @@ import (
 // room for all of it. It reports false when any of it would wait, and the
 // caller then sends the waiting way (OpenUni); the peer reads nothing of an
 // attempt that reported false (a stream already opened for it is reset
-// before its first byte). An event loop calls it to finish a small send on
-// its own thread instead of handing it to a goroutine.
+// before its first byte). Once the bytes are queued the attempt reports
+// true, even when the FIN then fails (the peer stopped the stream as its
+// bytes went out): that error comes with true, and the caller must not send
+// the transfer again, since the peer may have read and refused it. An event
+// loop calls it to finish a small send on its own thread instead of handing
+// it to a goroutine.
 //
 // A payload above the largest first write that travels with its header,
 // and every local transport, report false at once.
@@ -61,8 +66,11 @@ func (c *Conn) sendNow(h *wire.Data, payload []byte, watched bool) (*Receipt, bo
 		o.Cancel()
 		return nil, false, nil
 	}
+	if f := faults.SendNowQueued.Load(); f != nil {
+		(*f)(o.Stopped()) // a test's peer refuses the stream here
+	}
 	rc, err := o.Finish()
-	return rc, err == nil, err
+	return rc, true, err
 }
 
 // unwatchedSends hold the OutStreams of unwatched SendNow calls: once the

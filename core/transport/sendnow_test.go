@@ -5,6 +5,8 @@ import (
 	"io"
 	"testing"
 
+	"github.com/weida-go/weida/core/errs"
+	"github.com/weida-go/weida/core/internal/faults"
 	"github.com/weida-go/weida/core/wire"
 )
 
@@ -190,5 +192,38 @@ func TestSendNowWithoutWindowSendsNothing(t *testing.T) {
 	}
 	if got, err := io.ReadAll(<-s.h.data); err != nil || string(got) != "room again" {
 		t.Fatalf("the next stream the handler saw read %q, %v; want the second attempt's", got, err)
+	}
+}
+
+// A peer that stops the stream after SendNow queued its bytes makes the FIN
+// fail. The attempt still reports true, with that error: the peer may have
+// read the transfer before refusing it, so a caller that took false for
+// "nothing sent" and sent it again would repeat it.
+func TestSendNowRefusedAfterItsBytesWentReportsSent(t *testing.T) {
+	s := startServer(t, NewConfig())
+	c, _ := dialServer(t, s, s.l.Addr(), NewConfig())
+	ctx := testContext(t)
+	t.Cleanup(faults.Set(&faults.SendNowQueued, func(stopped <-chan struct{}) {
+		in := <-s.h.data // the peer has the stream: it refuses it
+		in.Refuse(wire.CodeRejected)
+		select {
+		case <-stopped: // the STOP_SENDING arrived
+		case <-ctx.Done():
+			t.Error("the peer's STOP_SENDING never arrived")
+		}
+	}))
+	h := wire.Data{Endpoint: wire.Some("/t")}
+	sent, err := c.SendNowUnwatched(&h, []byte("refused as it went"))
+	if !sent || errs.KindOf(err) != errs.KindRejected {
+		t.Errorf("SendNowUnwatched refused after its bytes were queued = %v, %v; want true and the peer's refusal (Rejected)", sent, err)
+	}
+	// A watched attempt's refusal surfaces from its receipt.
+	r, sent, err := c.SendNow(&h, []byte("refused as it went, watched"))
+	if !sent || err != nil || r == nil {
+		t.Fatalf("SendNow refused after its bytes were queued = %v, %v, %v; want true and a receipt", r, sent, err)
+	}
+	<-r.Done()
+	if r.Err() == nil {
+		t.Error("the refused transfer's receipt resolved without an error")
 	}
 }

@@ -1,6 +1,8 @@
 package transport
 
 import (
+	"context"
+	"errors"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -173,12 +175,19 @@ func (o *OutStream) Finish() (*Receipt, error) {
 }
 
 // finishUnwatched queues the FIN of a half with no receipt; a refusal
-// that came first is its error.
+// that came first is its error, typed by the peer's STOP_SENDING code.
 func (o *OutStream) finishUnwatched() error {
-	if err := o.s.Close(); err != nil {
-		return errs.Wrap(errs.KindCanceled, err, "finish failed")
+	err := o.s.Close()
+	if err == nil {
+		return nil
 	}
-	return nil
+	if s, ok := o.s.(interface{ Context() context.Context }); ok {
+		var se *quic.StreamError
+		if errors.As(context.Cause(s.Context()), &se) {
+			return writeError(se)
+		}
+	}
+	return errs.Wrap(errs.KindCanceled, err, "finish failed")
 }
 
 // finishable says why Finish may not run: the transfer finished or was

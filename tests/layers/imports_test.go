@@ -24,12 +24,14 @@ var rules = map[string][]string{
 	"core/errs":              nil,
 	"core/internal/ctxwatch": nil,
 	"core/internal/lograte":  nil,
+	"core/internal/faults":   nil,
 	"core/identity":          {"core/errs"},
 	"core/cursor":            {"core/errs", "core/wire"},
 	"core/guarantee":         {"core/errs", "core/wire"},
 	// The transport knows frames, identities and cursors, never the
 	// runtime above it.
-	"core/transport":           {"core/cursor", "core/errs", "core/identity", "core/internal/ctxwatch", "core/wire"},
+	"core/transport": {"core/cursor", "core/errs", "core/identity", "core/internal/ctxwatch",
+		"core/internal/faults", "core/wire"},
 	"core/transport/raftlayer": {"core/identity", "core/internal/lograte"},
 	// Package weida, the public face: everything below it, nothing of the
 	// broker, the C ABI or the CLI.

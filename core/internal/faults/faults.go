@@ -1,0 +1,19 @@
+// Package faults holds the points where a test widens a race window that
+// is too narrow to reach from outside, such as a peer's refusal arriving
+// between two calls of one send. Every point is unset in a program that is
+// not a test, and only packages under core/ can set one.
+package faults
+
+import "sync/atomic"
+
+// SendNowQueued, when set, runs after a transport SendNow queued a
+// transfer's bytes and before it queues the FIN. It is handed the stream's
+// Stopped channel, closed once the peer stops the stream.
+var SendNowQueued atomic.Pointer[func(stopped <-chan struct{})]
+
+// Set installs f at point p until the returned function restores what was
+// there.
+func Set[F any](p *atomic.Pointer[F], f F) (restore func()) {
+	old := p.Swap(&f)
+	return func() { p.Store(old) }
+}
