@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -208,6 +207,9 @@ func seqMeanHeaderBytes(set guarantee.Set, meta weida.TransferMeta, n int) float
 // when other processes compete for the cores.
 func BenchmarkSeqPushInterleaved(b *testing.B) {
 	const turn = 500
+	if _, ok := processCPU(); !ok {
+		b.Skip("no process CPU time on this platform")
+	}
 	subjects := make([]*seqPush, len(seqBenchModes))
 	for i, m := range seqBenchModes {
 		subjects[i] = openSeqPush(b, m.set, m.meta, -1)
@@ -222,7 +224,7 @@ func BenchmarkSeqPushInterleaved(b *testing.B) {
 			// right after the same other one (and its garbage).
 			i := (rounds + k) % len(subjects)
 			s := subjects[i]
-			start, startCPU := time.Now(), seqProcessCPU(b)
+			start, startCPU := time.Now(), processCPUNow()
 			for range turn {
 				if err := s.push(b.Context()); err != nil {
 					b.Fatal(err)
@@ -232,7 +234,7 @@ func BenchmarkSeqPushInterleaved(b *testing.B) {
 				b.Fatal(err)
 			}
 			wall[i] += time.Since(start)
-			cpu[i] += seqProcessCPU(b) - startCPU
+			cpu[i] += processCPUNow() - startCPU
 		}
 	}
 	messages := float64(rounds * turn)
@@ -248,13 +250,10 @@ func BenchmarkSeqPushInterleaved(b *testing.B) {
 	}
 }
 
-// seqProcessCPU is the CPU time this process used so far, user and system.
-func seqProcessCPU(tb testing.TB) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		tb.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+// processCPUNow is processCPU where the platform was checked to have it.
+func processCPUNow() time.Duration {
+	cpu, _ := processCPU()
+	return cpu
 }
 
 // BenchmarkSeqReorderHold256 sends 256 transfers per op to a reassembling
