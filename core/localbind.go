@@ -55,6 +55,12 @@ func (b *Binding) localURL(path string) string {
 // A stale socket file is unlinked first; a live socket, or a file that is
 // not a socket, is AddressInUse. The socket is mode 0600, and peers are
 // proved by the kernel (IncomingMeta.LocalPeer), not by a key.
+//
+// Every message is a stream, and over unix sockets every stream is a
+// socket connection of its own (accepted, and closed after its FIN), so a
+// small message costs several times what it costs over QUIC on loopback
+// (BenchmarkTransportsPush64B): choose it for kernel-proved local peers,
+// not for speed; within one process BindInproc is the fast path.
 func (l *Listener) BindUnix(path string) (*Binding, error) {
 	if err := l.bindable(); err != nil {
 		return nil, err
