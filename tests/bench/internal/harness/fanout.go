@@ -33,7 +33,8 @@ func (r *Runner) fanoutGroup(ctx context.Context) Group {
 			"the subscribers, each on its own connection, run in the harness. Each repetition publishes max(%d, %d / subscribers) payloads, "+
 			"paced so the slowest subscriber is at most %d publications behind (delivery in steady state, not the drop path); "+
 			"the clock stops when every copy arrived. Publisher CPU is the child's user+system time from the first publication to the "+
-			"last delivered copy, divided by the copies delivered. Figures are medians over the repetitions, which share one set-up.",
+			"last delivered copy, divided by the copies delivered. Figures are medians over the repetitions: each system is set up once, "+
+			"all side by side, and the systems take turns within each repetition.",
 			size, r.Plan.FanOutMinPublications, r.Plan.FanOutCopies, r.Plan.FanOutLag),
 		Metrics: []Metric{
 			{Key: "copies_per_s", Label: "delivered copies/s", Unit: "copies/s", Headline: true},
@@ -105,6 +106,11 @@ func (r *Runner) openFanOut(ctx context.Context, s system.System, c caseSpec) (s
 			_ = sess.close()
 			return nil, fmt.Errorf("%d of %d subscribers got no warm-up publication: %w", sess.unwarmed.Load(), n, ctx.Err())
 		}
+	}
+	// The set-up then idles beside the other systems' until its turn.
+	if err := child.send("warmed"); err != nil {
+		_ = sess.close()
+		return nil, err
 	}
 	return sess, nil
 }

@@ -14,10 +14,11 @@ import (
 const fanoutWarmupEvery = 10 * time.Millisecond
 
 // fanoutPublisherChild is the child side of the fan-out workload. Commands:
-// "warm" publishes warm-up payloads until "go <n> <lag>", which publishes n
-// measured payloads, each only while fewer than lag are unacknowledged
-// ("ack <slowest>" lines, read concurrently); then "dropped <n>" reports
-// follow until "end", answered with the CPU time since "go".
+// "warm" publishes warm-up payloads until "warmed" or "go <n> <lag>";
+// "go" publishes n measured payloads, each only while fewer than lag are
+// unacknowledged ("ack <slowest>" lines, read concurrently); then
+// "dropped <n>" reports follow until "end", answered with the CPU time
+// since "go".
 func fanoutPublisherChild(ctx context.Context, sys system.System, size int, io *childIO) error {
 	pub, err := sys.StartPublisher(ctx, size)
 	if err != nil {
@@ -60,6 +61,8 @@ func fanoutPublisherChild(ctx context.Context, sys system.System, size int, io *
 		switch words[0] {
 		case "warm":
 			p.startWarmup()
+		case "warmed": // every subscriber had a warm-up copy
+			p.stopBackground()
 		case "go":
 			err = p.publish(words)
 		case "end":

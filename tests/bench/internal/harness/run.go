@@ -115,8 +115,12 @@ const (
 	// freshPerRep sets the case up again for every repetition, and lets
 	// the systems take turns within each repetition.
 	freshPerRep schedule = iota
-	// oneSetup sets the case up once per system and runs its repetitions
-	// back to back (for set-ups too heavy to repeat).
+	// oneSetup sets the case up once per system, every system's set-up
+	// open side by side, and lets the systems take turns within each
+	// repetition as freshPerRep does (for set-ups too heavy to repeat).
+	// Taking turns spreads a shared machine's drift over every system
+	// alike; back-to-back repetitions per system gave one run's ratios
+	// a swing of up to 0.3.
 	oneSetup
 )
 
@@ -166,11 +170,7 @@ func (r *Runner) runColumns(ctx context.Context, g *Group, columns []column, spe
 				}
 			}
 		case oneSetup:
-			for i, col := range columns {
-				if c.Systems[i].Skipped == "" {
-					r.allReps(ctx, col, spec, reps, func(rep int, m measurement, err error) { record(i, rep, m, err) })
-				}
-			}
+			r.repsInTurns(ctx, columns, spec, reps, &c, record)
 		}
 		for i := range c.Systems {
 			o := &c.Systems[i]
@@ -191,6 +191,44 @@ func (r *Runner) oneRep(ctx context.Context, col column, spec caseSpec) (measure
 	var repErr error
 	r.allReps(ctx, col, spec, 1, func(_ int, got measurement, err error) { m, repErr = got, err })
 	return m, repErr
+}
+
+// repsInTurns sets the case up once on every column not skipped, then runs
+// reps rounds in which each column takes one repetition, handing each to
+// record; a column whose set-up or repetition failed takes no more turns.
+// The set-ups stay open side by side, idle but for their own turn, and are
+// torn down at the end. It is bounded by CaseTimeout per column.
+func (r *Runner) repsInTurns(ctx context.Context, columns []column, spec caseSpec, reps int, c *Case, record func(i, rep int, m measurement, err error)) {
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(len(columns))*r.Plan.CaseTimeout)
+	defer cancel()
+	sessions := make([]session, len(columns))
+	for i, col := range columns {
+		if c.Systems[i].Skipped != "" {
+			continue
+		}
+		sess, err := col.open(ctx, spec)
+		if err != nil {
+			record(i, 0, measurement{}, fmt.Errorf("setting up: %w", err))
+			continue
+		}
+		sessions[i] = sess
+	}
+	for rep := range reps {
+		for i, sess := range sessions {
+			if sess != nil && c.Systems[i].Error == "" {
+				m, err := sess.rep(ctx, rep)
+				record(i, rep, m, err)
+			}
+		}
+	}
+	for i, sess := range sessions {
+		if sess == nil {
+			continue
+		}
+		if err := sess.close(); err != nil && c.Systems[i].Error == "" {
+			record(i, reps-1, measurement{}, fmt.Errorf("tearing down: %w", err))
+		}
+	}
 }
 
 // allReps sets the case up once and runs reps repetitions, handing each
