@@ -75,11 +75,11 @@ func weida_pusher_try_send(h C.weida_pusher_t, data unsafe.Pointer, n C.size_t, 
 		return fail(err)
 	}
 	ok, err := p.p.TrySend(payload)
+	if ok {
+		*sent = 1 // also with an error: the peer refused what went
+	}
 	if err != nil {
 		return fail(err)
-	}
-	if ok {
-		*sent = 1
 	}
 	return codeOK
 }

@@ -133,7 +133,8 @@ func (w *copyWriter) offer(h wire.Data, p *sharedPayload) DropCause {
 		// needs no wait, without waking the writer goroutine (and, when it
 		// cannot, queues with the number it already drew). A failure is a
 		// drop at the wire, as the writer counts one: the connection ended,
-		// or the peer stopped the copy as it went and must not get it again.
+		// the header is one the peer would refuse, or the peer stopped the
+		// copy as it went and must not get it again.
 		sent, err := w.conn.SendNowUnwatched(&h, p.src)
 		if err != nil {
 			return DropWire

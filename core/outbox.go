@@ -134,7 +134,8 @@ func (o *outbox) fullForLocked(n int) bool {
 }
 
 // trySend is send that never waits: true once payload is written or in the
-// outbox (or dropped by OutboxDrop, counted), false — nothing done — when
+// outbox (or dropped by OutboxDrop, counted), with the peer's refusal when
+// it stopped the stream as the bytes went; false — nothing done — when
 // send would wait for stream credit, flow-control room or outbox room.
 func (o *outbox) trySend(payload []byte) (bool, error) {
 	conn, err := o.claim(len(payload))

@@ -712,7 +712,10 @@ func TestCopyRefusedAsItWentIsDroppedNotSentAgain(t *testing.T) {
 	sub := pubsubSubscribe(t, srv, "")
 	ctx := ctxFor(t)
 	refused := make(chan error, 1)
-	restore := faults.Set(&faults.SendNowQueued, func(stopped <-chan struct{}) {
+	restore := faults.Set(&faults.SendNowQueued, func(payload []byte, stopped <-chan struct{}) {
+		if string(payload) != "refused by the ceiling" {
+			return // another test's send
+		}
 		go func() { _, _, err := sub.Recv(ctx, 4); refused <- err }()
 		select {
 		case <-stopped: // the subscriber's STOP_SENDING(REJECTED)

@@ -36,7 +36,10 @@ func TestPushTrySendRefusedAsItWentReportsTheRefusal(t *testing.T) {
 	srv := pushpullServe(t, weida.Config{})
 	push := pushpullPusher(t, testRuntime(t), nil, srv.b.URL("/nobody"))
 	ctx := ctxFor(t)
-	t.Cleanup(faults.Set(&faults.SendNowQueued, func(stopped <-chan struct{}) {
+	t.Cleanup(faults.Set(&faults.SendNowQueued, func(payload []byte, stopped <-chan struct{}) {
+		if string(payload) != "to nobody" {
+			return // another test's send
+		}
 		select {
 		case <-stopped: // the listener's STOP_SENDING(UNKNOWN_ENDPOINT)
 		case <-ctx.Done():

@@ -726,8 +726,9 @@ int weida_pusher_send_async(weida_pusher_t p, const void *data, size_t len,
  * OUTBOX_DROP, counted); *sent = 0, nothing done, where send would wait
  * (stream credit, flow-control room, outbox room under OUTBOX_BLOCK) and
  * for a message above 16 KiB, a local transport or a connection that
- * numbers its transfers. Errors are send's that need no waiting to know.
- * An event loop calls it first and starts weida_pusher_send_async only
+ * numbers its transfers. Errors are send's that need no waiting to know,
+ * and, with *sent = 1, the peer's refusal of a message it stopped as its
+ * bytes went (it went: do not send it again). An event loop calls it first and starts weida_pusher_send_async only
  * when it says 0; it may be called from a completion callback. */
 int weida_pusher_try_send(weida_pusher_t p, const void *data, size_t len, int *sent);
 /* Streamed message: write, then finish (whose completion is the transport

@@ -16,9 +16,10 @@ import (
 // caller then sends the waiting way (OpenUni); the peer reads nothing of an
 // attempt that reported false (a stream already opened for it is reset
 // before its first byte). Once the bytes are queued the attempt reports
-// true, even when the FIN then fails (the peer stopped the stream as its
-// bytes went out): that error comes with true, and the caller must not send
-// the transfer again, since the peer may have read and refused it. An event
+// true, even when the peer stopped the stream as they went out: the caller
+// must not send the transfer again, since the peer may have read and
+// refused it. That refusal surfaces from the receipt (SendNowUnwatched,
+// which has none, returns it with true). An event
 // loop calls it to finish a small send on its own thread instead of handing
 // it to a goroutine.
 //
@@ -67,7 +68,7 @@ func (c *Conn) sendNow(h *wire.Data, payload []byte, watched bool) (*Receipt, bo
 		return nil, false, nil
 	}
 	if f := faults.SendNowQueued.Load(); f != nil {
-		(*f)(o.Stopped()) // a test's peer refuses the stream here
+		(*f)(payload, o.Stopped()) // a test's peer refuses the stream here
 	}
 	rc, err := o.Finish()
 	return rc, true, err

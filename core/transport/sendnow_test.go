@@ -203,9 +203,17 @@ func TestSendNowRefusedAfterItsBytesWentReportsSent(t *testing.T) {
 	s := startServer(t, NewConfig())
 	c, _ := dialServer(t, s, s.l.Addr(), NewConfig())
 	ctx := testContext(t)
-	t.Cleanup(faults.Set(&faults.SendNowQueued, func(stopped <-chan struct{}) {
-		in := <-s.h.data // the peer has the stream: it refuses it
-		in.Refuse(wire.CodeRejected)
+	t.Cleanup(faults.Set(&faults.SendNowQueued, func(payload []byte, stopped <-chan struct{}) {
+		if !bytes.HasPrefix(payload, []byte("refused as it went")) {
+			return // another test's send
+		}
+		select {
+		case in := <-s.h.data: // the peer has the stream: it refuses it
+			in.Refuse(wire.CodeRejected)
+		case <-ctx.Done():
+			t.Error("the peer never got the stream")
+			return
+		}
 		select {
 		case <-stopped: // the STOP_SENDING arrived
 		case <-ctx.Done():

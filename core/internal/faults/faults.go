@@ -7,9 +7,10 @@ package faults
 import "sync/atomic"
 
 // SendNowQueued, when set, runs after a transport SendNow queued a
-// transfer's bytes and before it queues the FIN. It is handed the stream's
-// Stopped channel, closed once the peer stops the stream.
-var SendNowQueued atomic.Pointer[func(stopped <-chan struct{})]
+// transfer's bytes and before it queues the FIN, for every such send in
+// the process: it is handed the payload, to pick the test's own send, and
+// the stream's Stopped channel, closed once the peer stops the stream.
+var SendNowQueued atomic.Pointer[func(payload []byte, stopped <-chan struct{})]
 
 // Set installs f at point p until the returned function restores what was
 // there.
