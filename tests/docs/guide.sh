@@ -57,6 +57,11 @@ check() {
 }
 
 echo "== Go"
+# The programs resolve their module graph offline (GOPROXY=off: nothing
+# beyond what the repository's go.sum names), so the whole graph must be in
+# the module cache first; building the repository's packages fetches only
+# part of it, and on a fresh machine nothing else has.
+go mod download
 for src in "$work"/blocks/*.go; do
 	n=$(basename "$src" .go)
 	mod="$work/go-$n"
