@@ -19,5 +19,6 @@
 //
 // Systems take turns within each repetition (rep 1 of every system, then
 // rep 2, …), so a change in the machine's background load spreads over all
-// of them instead of falling on one.
+// of them instead of falling on one; each repetition starts with the next
+// system, so none always runs first or after the same other one.
 package harness

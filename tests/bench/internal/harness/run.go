@@ -113,7 +113,8 @@ type schedule int
 
 const (
 	// freshPerRep sets the case up again for every repetition, and lets
-	// the systems take turns within each repetition.
+	// the systems take turns within each repetition, each repetition
+	// starting with the next system (inTurn).
 	freshPerRep schedule = iota
 	// oneSetup sets the case up once per system, every system's set-up
 	// open side by side, and lets the systems take turns within each
@@ -162,12 +163,12 @@ func (r *Runner) runColumns(ctx context.Context, g *Group, columns []column, spe
 		switch how {
 		case freshPerRep:
 			for rep := range reps {
-				for i, col := range columns {
+				inTurn(rep, len(columns), func(i int) {
 					if c.Systems[i].Error == "" && c.Systems[i].Skipped == "" {
-						m, err := r.oneRep(ctx, col, spec)
+						m, err := r.oneRep(ctx, columns[i], spec)
 						record(i, rep, m, err)
 					}
-				}
+				})
 			}
 		case oneSetup:
 			r.repsInTurns(ctx, columns, spec, reps, &c, record)
@@ -193,6 +194,16 @@ func (r *Runner) oneRep(ctx context.Context, col column, spec caseSpec) (measure
 	return m, repErr
 }
 
+// inTurn calls f for each of n columns in repetition rep's order: each
+// repetition starts with the next column, so no system always runs first,
+// or right after the same other one (and in the harness's process, after
+// its garbage).
+func inTurn(rep, n int, f func(i int)) {
+	for k := range n {
+		f((rep + k) % n)
+	}
+}
+
 // repsInTurns sets the case up once on every column not skipped, then runs
 // reps rounds in which each column takes one repetition, handing each to
 // record; a column whose set-up or repetition failed takes no more turns.
@@ -214,12 +225,12 @@ func (r *Runner) repsInTurns(ctx context.Context, columns []column, spec caseSpe
 		sessions[i] = sess
 	}
 	for rep := range reps {
-		for i, sess := range sessions {
-			if sess != nil && c.Systems[i].Error == "" {
-				m, err := sess.rep(ctx, rep)
+		inTurn(rep, len(sessions), func(i int) {
+			if sessions[i] != nil && c.Systems[i].Error == "" {
+				m, err := sessions[i].rep(ctx, rep)
 				record(i, rep, m, err)
 			}
-		}
+		})
 	}
 	for i, sess := range sessions {
 		if sess == nil {

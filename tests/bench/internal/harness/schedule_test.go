@@ -29,9 +29,9 @@ func (s *traced) close() error {
 }
 
 // oneSetup opens every system's set-up first, then lets the systems take
-// turns in each repetition, as freshPerRep does, so a machine's drift
-// falls on all of them alike; a system that fails takes no more turns and
-// the others go on.
+// turns in each repetition, as freshPerRep does, each repetition starting
+// with the next system, so a machine's drift falls on all of them alike; a
+// system that fails takes no more turns and the others go on.
 func TestOneSetupTakesTurnsAcrossSystems(t *testing.T) {
 	var log []string
 	measured := func(name string, failRep int) column {
@@ -44,7 +44,8 @@ func TestOneSetupTakesTurnsAcrossSystems(t *testing.T) {
 	r := &Runner{Plan: SmokePlan(), results: &Results{}}
 	var g Group
 	r.runColumns(t.Context(), &g, columns, []caseSpec{{id: "case"}}, 3, oneSetup)
-	want := []string{"a open", "b open", "a rep 0", "b rep 0", "a rep 1", "b rep 1", "a rep 2", "a close", "b close"}
+	// Each repetition starts with the next system: a b (c), b (c) a, (c) a (b).
+	want := []string{"a open", "b open", "a rep 0", "b rep 0", "b rep 1", "a rep 1", "a rep 2", "a close", "b close"}
 	if !slices.Equal(log, want) {
 		t.Fatalf("the runner did\n%q\nwant\n%q", log, want)
 	}
