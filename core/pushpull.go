@@ -57,10 +57,11 @@ func (p *Pusher) Send(ctx context.Context, payload []byte) error {
 // written to a live connection (its FIN queued, or the peer refused it as
 // its bytes went: that refusal is the error, and the message must not be
 // sent again), or copied into the outbox (or dropped there under
-// OutboxDrop, counted); false, having done nothing, when Send would wait — for the peer's stream credit, for
-// flow-control room, for outbox room under OutboxBlock — and also for a
-// payload above 16 KiB, over a local transport, and on a connection that
-// numbers its transfers (ordering or deduplication agreed). Its errors are
+// OutboxDrop, counted); false, having done nothing, when Send would wait
+// — for the peer's stream credit, for flow-control room, for outbox room
+// under OutboxBlock — and also for a payload above 16 KiB, over a local
+// transport, and on a connection that numbers its transfers (ordering or
+// deduplication agreed). Its errors are
 // Send's that need no waiting to know: NotConnected, a closed endpoint, a
 // body above OutboxBytes, a full outbox under OutboxReject, and (with true)
 // the peer's refusal. An event loop calls it first and hands a Send to a

@@ -728,8 +728,9 @@ int weida_pusher_send_async(weida_pusher_t p, const void *data, size_t len,
  * for a message above 16 KiB, a local transport or a connection that
  * numbers its transfers. Errors are send's that need no waiting to know,
  * and, with *sent = 1, the peer's refusal of a message it stopped as its
- * bytes went (it went: do not send it again). An event loop calls it first and starts weida_pusher_send_async only
- * when it says 0; it may be called from a completion callback. */
+ * bytes went (it went: do not send it again). An event loop calls it
+ * first and starts weida_pusher_send_async only when it says 0; it may be
+ * called from a completion callback. */
 int weida_pusher_try_send(weida_pusher_t p, const void *data, size_t len, int *sent);
 /* Streamed message: write, then finish (whose completion is the transport
  * receipt). Callback: a = ostream. */

@@ -19,9 +19,8 @@ import (
 // true, even when the peer stopped the stream as they went out: the caller
 // must not send the transfer again, since the peer may have read and
 // refused it. That refusal surfaces from the receipt (SendNowUnwatched,
-// which has none, returns it with true). An event
-// loop calls it to finish a small send on its own thread instead of handing
-// it to a goroutine.
+// which has none, returns it with true). An event loop calls it to finish a
+// small send on its own thread instead of handing it to a goroutine.
 //
 // A payload above the largest first write that travels with its header,
 // and every local transport, report false at once.

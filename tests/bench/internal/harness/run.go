@@ -186,12 +186,20 @@ func (r *Runner) runColumns(ctx context.Context, g *Group, columns []column, spe
 	}
 }
 
-// oneRep sets up, measures once and tears down, bounded by CaseTimeout.
+// oneRep sets up, measures once and tears down, bounded by CaseTimeout;
+// the error is the set-up's, the repetition's or the teardown's.
 func (r *Runner) oneRep(ctx context.Context, col column, spec caseSpec) (measurement, error) {
-	var m measurement
-	var repErr error
-	r.allReps(ctx, col, spec, 1, func(_ int, got measurement, err error) { m, repErr = got, err })
-	return m, repErr
+	ctx, cancel := context.WithTimeout(ctx, r.Plan.CaseTimeout)
+	defer cancel()
+	sess, err := col.open(ctx, spec)
+	if err != nil {
+		return measurement{}, fmt.Errorf("setting up: %w", err)
+	}
+	m, err := sess.rep(ctx, 0)
+	if closeErr := sess.close(); closeErr != nil && err == nil {
+		return measurement{}, fmt.Errorf("tearing down: %w", closeErr)
+	}
+	return m, err
 }
 
 // inTurn calls f for each of n columns in repetition rep's order: each
@@ -239,30 +247,6 @@ func (r *Runner) repsInTurns(ctx context.Context, columns []column, spec caseSpe
 		if err := sess.close(); err != nil && c.Systems[i].Error == "" {
 			record(i, reps-1, measurement{}, fmt.Errorf("tearing down: %w", err))
 		}
-	}
-}
-
-// allReps sets the case up once and runs reps repetitions, handing each
-// to done; a failed set-up, repetition or teardown is handed to done and
-// ends it. It is bounded by CaseTimeout.
-func (r *Runner) allReps(ctx context.Context, col column, spec caseSpec, reps int, done func(int, measurement, error)) {
-	ctx, cancel := context.WithTimeout(ctx, r.Plan.CaseTimeout)
-	defer cancel()
-	sess, err := col.open(ctx, spec)
-	if err != nil {
-		done(0, measurement{}, fmt.Errorf("setting up: %w", err))
-		return
-	}
-	failed := false
-	for rep := range reps {
-		m, err := sess.rep(ctx, rep)
-		done(rep, m, err)
-		if failed = err != nil; failed {
-			break
-		}
-	}
-	if err := sess.close(); err != nil && !failed {
-		done(reps-1, measurement{}, fmt.Errorf("tearing down: %w", err))
 	}
 }
 
