@@ -112,7 +112,7 @@ func (d *dialer) checkLeader(ctx context.Context, c *transport.Conn) (leaderVerd
 	}
 	d.mu.Unlock()
 	if fresh {
-		if t, terr := v.target(answer.Leader, path, d.trust, nil); terr != nil {
+		if t, terr := v.target(answer.Leader, path, d.trust, answerNaming(answer)); terr != nil {
 			return leaderKnown, terr
 		} else if pc, oerr := d.openLeader(ctx, t); oerr == nil {
 			d.repoint(s, c, pc)

@@ -77,6 +77,25 @@ func TestRequestRefusesAHintOutsideTrust(t *testing.T) {
 	}
 }
 
+// A leader outside the trust reads the same whichever way it was named:
+// here the refusal names none, and the leader query's answer names it.
+func TestRequestRefusesALeaderQueryAnswerOutsideTrust(t *testing.T) {
+	a, stranger := newFakeMember(t), newFakeMember(t)
+	stranger.leads.Store(true)
+	a.setAnswer(stranger.url)
+	a.term.Store(3)
+	r := requester(t, weida.TrustByAddress(), a.url)
+	_, err := r.Request(ctxFor(t), []byte("job"), 1024)
+	var nl *weida.NotLeaderError
+	if !errors.Is(err, weida.ErrUntrusted) || !errors.As(err, &nl) || nl.Leader != stranger.url || nl.Term != 3 {
+		t.Fatalf("request: %v, want Untrusted carrying a NOT_LEADER naming %s in term 3", err, stranger.url)
+	}
+	if a.asked.Load() == 0 || stranger.served.Load() != 0 {
+		t.Fatalf("asked %d times, the stranger served %d; want the query asked and nothing sent outside the trust",
+			a.asked.Load(), stranger.served.Load())
+	}
+}
+
 func TestRequestWithoutALeaderRetriesUntilOneIsKnown(t *testing.T) {
 	a, b := newFakeMember(t), newFakeMember(t)
 	b.leads.Store(true)

@@ -83,7 +83,7 @@ func (d *dialer) dialCluster(ctx context.Context, s *slot) (*pooledConn, error) 
 		if stale {
 			continue
 		}
-		t, err := v.target(answer.Leader, path, d.trust, nil)
+		t, err := v.target(answer.Leader, path, d.trust, answerNaming(answer))
 		if err != nil {
 			return nil, err
 		}
