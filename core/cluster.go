@@ -180,13 +180,6 @@ func (v *clusterView) candidates(ctx context.Context, next int) ([]Address, erro
 	return append(slices.Clone(members[start:]), members[:start]...), nil
 }
 
-// target judges a leader hint (a URL naming the queue) under the caller's
-// trust: a key the caller named in its own URLs is dialled as named; any
-// other key must pass the endpoint's trust (pins, anchors), so with no
-// trust configured it is Untrusted, never dialled, wrapping cause (what
-// named it: the NOT_LEADER refusal, or a leader query's answer as
-// answerNaming puts it, so errors.As finds the leader either way). path
-// is the slot's.
 // answerNaming is a leader query's answer as the NOT_LEADER it amounts
 // to: the cause target wraps when the query, not a refusal, named the
 // leader.
@@ -194,6 +187,13 @@ func answerNaming(a wire.LeaderAnswer) error {
 	return &errs.NotLeader{Leader: a.Leader, Term: a.Term, HasTerm: true}
 }
 
+// target judges a leader hint (a URL naming the queue) under the caller's
+// trust: a key the caller named in its own URLs is dialled as named; any
+// other key must pass the endpoint's trust (pins, anchors), so with no
+// trust configured it is Untrusted, never dialled, wrapping cause (what
+// named it: the NOT_LEADER refusal, or a leader query's answer as
+// answerNaming puts it, so errors.As finds the leader either way). path
+// is the slot's.
 func (v *clusterView) target(hint, path string, trust Trust, cause error) (*leaderTarget, error) {
 	a, err := identity.ParseAddress(hint)
 	if err != nil || a.Scheme != identity.SchemeQUIC {
