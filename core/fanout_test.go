@@ -273,3 +273,40 @@ func TestFanOutRefusals(t *testing.T) {
 		t.Fatalf("open after close: %v, want Canceled", err)
 	}
 }
+
+// A Recv blocked in the middle of a copy returns when its context ends,
+// refusing that copy, as Puller.Recv does; the subscriber stays usable.
+func TestSubscriberRecvAbandonsAStalledCopyWhenItsContextEnds(t *testing.T) {
+	srv := pubsubServe(t, weida.Config{})
+	sub := pubsubSubscribe(t, srv, "#")
+	f := fanoutOpen(t, srv.pub, "stalled")
+	t.Cleanup(f.Cancel)
+	if left, err := f.WriteNow([]byte("the first half")); left != 1 || err != nil {
+		t.Fatalf("write: %d, %v", left, err)
+	}
+	// The copy arrives within milliseconds; the deadline then ends the
+	// read it is stuck in (the publisher never finishes it).
+	ctx, cancel := context.WithTimeout(ctxFor(t), 2*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := sub.Recv(ctx, 1<<20)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, weida.ErrCanceled) {
+			t.Fatalf("Recv of a stalled copy after its context ended: %v, want Canceled", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Recv stayed blocked in a stalled copy long after its context ended")
+	}
+	pubsubAwait(t, "the publisher to see the copy refused", func() bool {
+		left, _ := f.WriteNow([]byte("more"))
+		return left == 0
+	})
+	pubsubPublishPromptly(t, srv.pub, "next", []byte("whole"))
+	if got := pubsubRecvTopics(t, sub, 1); got[0] != "next" {
+		t.Fatalf("after the abandoned copy the subscriber received %v, want [next]", got)
+	}
+}

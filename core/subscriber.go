@@ -111,8 +111,9 @@ func (s *Subscriber) FilterCount() int {
 
 // Recv waits for the next copy from any publisher and reads it whole if it
 // is at most maxBytes. A larger copy is refused and the error is
-// LimitExceeded; a copy its publisher dropped mid-payload is Canceled. In
-// both cases the subscriber stays usable: call Recv again.
+// LimitExceeded; a copy its publisher dropped mid-payload is Canceled. When
+// ctx ends while a copy is being read, that copy is refused and Recv fails
+// Canceled. In every case the subscriber stays usable: call Recv again.
 func (s *Subscriber) Recv(ctx context.Context, maxBytes int64) ([]byte, IncomingMeta, error) {
 	return s.RecvAppend(ctx, nil, maxBytes)
 }
@@ -126,7 +127,7 @@ func (s *Subscriber) RecvAppend(ctx context.Context, dst []byte, maxBytes int64)
 	if err != nil {
 		return nil, IncomingMeta{}, err
 	}
-	payload, err := collectAppend(it.data, dst, maxBytes)
+	payload, err := pullCollect(ctx, it.data, dst, maxBytes)
 	if err != nil {
 		return nil, IncomingMeta{}, err
 	}
