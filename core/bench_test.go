@@ -163,29 +163,42 @@ func measurePushes(tb testing.TB, s pushSubject, n int) time.Duration {
 // benchClock times a measured stretch in wall time and, where the platform
 // tells, in this process's CPU time (both ends run here): the CPU per
 // message barely moves when other processes load the machine, while the
-// wall time does.
+// wall time does. On Linux it also counts what the stretch put on the
+// loopback (wireCount), so two stacks' wire costs per message compare.
 type benchClock struct {
-	tb       testing.TB
-	start    time.Time
-	startCPU time.Duration
-	cpuOK    bool
+	tb        testing.TB
+	start     time.Time
+	startCPU  time.Duration
+	cpuOK     bool
+	startWire [2]float64 // loopback bytes, UDP sends
+	wireOK    bool
 }
 
 // startClock restarts the benchmark timer and starts the clock.
 func startClock(tb testing.TB) benchClock {
 	restartTimer(tb)
 	cpu, ok := processCPU()
-	return benchClock{tb: tb, start: time.Now(), startCPU: cpu, cpuOK: ok}
+	lo, sends, wireOK := wireCount()
+	return benchClock{tb: tb, start: time.Now(), startCPU: cpu, cpuOK: ok, startWire: [2]float64{lo, sends}, wireOK: wireOK}
 }
 
-// stop stops the timer, reports cpu-ns/msg over n messages under a
-// benchmark, and returns the wall time.
+// stop stops the timer, reports cpu-ns/msg (and lo-B/msg, udp-sends/msg)
+// over n messages under a benchmark, and returns the wall time.
 func (c benchClock) stop(n int) time.Duration {
 	elapsed := time.Since(c.start)
 	cpu, ok := processCPU()
+	lo, sends, wireOK := wireCount()
 	stopTimer(c.tb)
-	if b, isBench := c.tb.(*testing.B); isBench && ok && c.cpuOK && n > 0 {
+	b, isBench := c.tb.(*testing.B)
+	if !isBench || n <= 0 {
+		return elapsed
+	}
+	if ok && c.cpuOK {
 		b.ReportMetric(float64((cpu-c.startCPU).Nanoseconds())/float64(n), "cpu-ns/msg")
+	}
+	if wireOK && c.wireOK {
+		b.ReportMetric((lo-c.startWire[0])/float64(n), "lo-B/msg")
+		b.ReportMetric((sends-c.startWire[1])/float64(n), "udp-sends/msg")
 	}
 	return elapsed
 }
