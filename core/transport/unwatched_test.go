@@ -38,11 +38,15 @@ func TestUnwatchedTransfersAreDeliveredWithoutReceiptRecords(t *testing.T) {
 	if n := len(c.OutstandingReceipts()); n != 0 {
 		t.Fatalf("%d receipts outstanding, want none", n)
 	}
-	for _, want := range [][]byte{payload[:100], payload} {
-		in := <-s.h.data
-		if got, err := io.ReadAll(in); err != nil || !bytes.Equal(got, want) {
-			t.Fatalf("read %d bytes, %v; want %d", len(got), err, len(want))
+	// The two streams reach the handler in either order: each accepted
+	// stream is served while another goroutine accepts the next.
+	wants := map[int][]byte{100: payload[:100], len(payload): payload}
+	for range 2 {
+		got, err := io.ReadAll(<-s.h.data)
+		if want, ok := wants[len(got)]; err != nil || !ok || !bytes.Equal(got, want) {
+			t.Fatalf("read %d bytes, %v; want the 100-byte and the %d-byte transfer once each", len(got), err, len(payload))
 		}
+		delete(wants, len(got))
 	}
 	if err := c.AwaitPeerConsumed(testContext(t)); err != nil {
 		t.Fatalf("the peer consumed both, yet: %v", err)
