@@ -188,8 +188,9 @@ func reqrepIsLoss(err error) bool {
 }
 
 // reqrepSender writes one whole request (see start). abort cancels
-// it unless it already finished, so a request that got its FIN out is never
-// reset after the fact.
+// it unless its FIN is already queued, so a request that got out whole is
+// never reset after the fact, while a FIN that waits (a full unix socket)
+// is cut short.
 type reqrepSender struct {
 	out   *OutgoingTransfer
 	reply *ReplyStream
@@ -232,26 +233,28 @@ func (s *reqrepSender) start(payload []byte) {
 
 func (s *reqrepSender) run(payload []byte) {
 	_, err := s.out.Write(payload)
+	if err == nil {
+		// Outside s.mu: abort must be able to cut a FIN that waits. An
+		// abort before it makes Finish fail Canceled.
+		_, err = s.out.Finish()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err == nil && s.aborted {
-		err = errs.New(errs.KindCanceled, "the request was abandoned before it was finished")
+	if err != nil && s.aborted {
+		err = errs.Wrap(errs.KindCanceled, err, "the request was abandoned before it was finished")
 	}
-	if err == nil {
-		_, err = s.out.Finish()
-		s.finished = err == nil
-	}
+	s.finished = err == nil
 	s.err = err
 }
 
-// abort resets an unfinished request (RESET_STREAM CANCELED); the Cancel
-// also unblocks a Write waiting for flow control.
+// abort resets an unfinished request (RESET_STREAM CANCELED); the cancel
+// also unblocks a Write waiting for flow control or a FIN waiting for room.
 func (s *reqrepSender) abort() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.finished && !s.aborted {
 		s.aborted = true
-		s.out.Cancel()
+		s.out.cancelUnfinished()
 	}
 }
 

@@ -12,7 +12,8 @@ type refuseOnEnd IncomingTransfer
 
 func (t *refuseOnEnd) Abandon() { t.in.Refuse(wire.CodeRejected) }
 
-// cancelOnEnd is a reply being written: abandoning it resets the stream.
+// cancelOnEnd is a reply being written: abandoning it resets the stream
+// unless its FIN is already queued (the reply got out whole).
 type cancelOnEnd OutgoingTransfer
 
-func (t *cancelOnEnd) Abandon() { (*OutgoingTransfer)(t).Cancel() }
+func (t *cancelOnEnd) Abandon() { (*OutgoingTransfer)(t).cancelUnfinished() }

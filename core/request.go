@@ -53,15 +53,16 @@ func (r *Request) ReplyWith(ctx context.Context, meta TransferMeta, payload []by
 	if err != nil {
 		return err
 	}
+	// The watch covers the FIN too: on a unix socket a peer that does not
+	// read holds it up.
 	r.watches.Watch(ctx, &r.watch, (*cancelOnEnd)(out))
 	_, err = out.Write(payload)
-	if !r.watches.Unwatch(&r.watch) {
+	if err == nil {
+		_, err = out.Finish()
+	}
+	if !r.watches.Unwatch(&r.watch) && err != nil {
 		return errs.Wrap(errs.KindCanceled, ctx.Err(), "reply abandoned: the reply was reset")
 	}
-	if err != nil {
-		return err
-	}
-	_, err = out.Finish()
 	return err
 }
 

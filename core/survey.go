@@ -168,12 +168,15 @@ func (r *surveyRun) ask(c *transport.Conn) {
 func (r *surveyRun) request(c *transport.Conn) (*ReplyStream, bool) {
 	out, reply, err := openExchange(r.askCtx, c, TransferMeta{}.whole(len(r.payload)))
 	if err == nil {
-		cut := context.AfterFunc(r.askCtx, out.Cancel)
+		// The deadline cuts the FIN short too, which a unix peer that does
+		// not read holds up, but never resets a request that got out whole.
+		cut := context.AfterFunc(r.askCtx, out.cancelUnfinished)
 		_, err = out.Write(r.payload)
-		if cut() && err == nil {
+		if err == nil {
 			_, err = out.Finish()
-		} else if err == nil {
-			err = errs.New(errs.KindExpired, "the survey deadline passed while asking")
+		}
+		if !cut() && err != nil {
+			err = errs.Wrap(errs.KindExpired, err, "the survey deadline passed while asking")
 		}
 		if err != nil {
 			out.Cancel()

@@ -134,6 +134,10 @@ func (t *OutgoingTransfer) Finish() (*Delivery, error) {
 // Canceled, never a complete payload.
 func (t *OutgoingTransfer) Cancel() { t.out.Cancel() }
 
+// cancelUnfinished cancels the transfer unless its FIN is already queued
+// (transport.OutStream.CancelUnfinished).
+func (t *OutgoingTransfer) cancelUnfinished() { t.out.CancelUnfinished() }
+
 // Delivery is the transport receipt of a finished transfer.
 type Delivery struct {
 	receipt *transport.Receipt

@@ -49,6 +49,10 @@ type outState uint8
 
 const (
 	outOpen outState = iota
+	// outFinishing is a local FIN being written outside the lock (a unix
+	// socket's can wait for room): Finish may not run again, and
+	// CancelUnfinished still cuts it.
+	outFinishing
 	outFinished
 	outCanceled
 )
@@ -151,14 +155,26 @@ func (o *OutStream) Finish() (*Receipt, error) {
 		}
 	}
 	o.mu.Lock()
-	defer o.mu.Unlock()
 	if err := o.finishableLocked(); err != nil { // a Cancel during the write
+		o.mu.Unlock()
 		return nil, err
 	}
-	o.state = outFinished
 	if o.c.local != nil {
-		return o.finishLocal()
+		// A unix socket's FIN waits while the socket is full: outside the
+		// lock, so that a Cancel (a context's end) can cut it short.
+		o.state = outFinishing
+		o.mu.Unlock()
+		rc, err := o.finishLocal()
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		if o.state == outCanceled {
+			return nil, errs.New(errs.KindCanceled, "the transfer was canceled while its FIN waited")
+		}
+		o.state = outFinished
+		return rc, err
 	}
+	o.state = outFinished
+	defer o.mu.Unlock()
 	if o.unwatched {
 		return nil, o.finishUnwatched()
 	}
@@ -200,7 +216,7 @@ func (o *OutStream) finishable() error {
 
 func (o *OutStream) finishableLocked() error {
 	switch o.state {
-	case outFinished:
+	case outFinishing, outFinished:
 		return errs.New(errs.KindNoReply, "the transfer was already finished")
 	case outCanceled:
 		return errs.New(errs.KindCanceled, "the transfer was canceled")
@@ -256,6 +272,22 @@ func (o *OutStream) CancelWith(code wire.AppCode) {
 	if o.state == outCanceled {
 		return
 	}
+	o.cancelLocked(code)
+}
+
+// CancelUnfinished is Cancel unless the FIN is already queued: a sender
+// whose context ends around its Finish abandons a FIN still waiting (for
+// room in a full unix socket) without resetting a transfer that got out
+// whole.
+func (o *OutStream) CancelUnfinished() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.state == outOpen || o.state == outFinishing {
+		o.cancelLocked(wire.CodeCanceled)
+	}
+}
+
+func (o *OutStream) cancelLocked(code wire.AppCode) {
 	o.state = outCanceled
 	o.s.CancelWrite(quic.StreamErrorCode(code))
 	o.rc.tracker.settle(&o.rc, errs.New(errs.KindCanceled, "the transfer was canceled locally"))

@@ -44,9 +44,10 @@ type unixStream struct {
 	remaining int  // payload bytes left in the current chunk
 	sawChunk  bool // any chunk arrived (a bare EOF before one means no answer)
 
-	writing  atomic.Bool // a Write is under way (CancelWrite must not interleave with it)
-	canceled atomic.Bool // CancelWrite ran: a failing Write reports Canceled
-	finning  atomic.Bool // Close is writing the FIN: a peer's close after it is no refusal
+	writing      atomic.Bool // a Write or the FIN is under way (CancelWrite must not interleave with it)
+	canceled     atomic.Bool // CancelWrite ran: a failing Write reports Canceled
+	finning      atomic.Bool // Close is writing the FIN: a peer's close after it is no refusal
+	readCanceled atomic.Bool // CancelRead ran: reads fail locally canceled
 
 	mu       sync.Mutex
 	wDone    bool // nothing more will be written
@@ -97,9 +98,13 @@ func (s *unixStream) TryWriteAll([]byte) error { return quic.ErrWouldBlock }
 
 // Close writes the FIN chunk. Once it is written the peer's kernel holds
 // every byte and the FIN (an AF_UNIX write lands in the peer's receive
-// queue), which is this transport's receipt.
+// queue), which is this transport's receipt. The write waits while the
+// socket is full (a peer that does not read); CancelWrite cuts it short as
+// it cuts a Write.
 func (s *unixStream) Close() error {
 	s.finning.Store(true)
+	s.writing.Store(true)
+	defer s.writing.Store(false)
 	if _, err := s.conn.Write([]byte{chunkFIN}); err != nil {
 		return s.writeFailed(err)
 	}
@@ -153,6 +158,9 @@ func (s *unixStream) writeFailed(err error) error {
 }
 
 func (s *unixStream) Read(p []byte) (int, error) {
+	if s.readCanceled.Load() {
+		return 0, errReadCanceled
+	}
 	if s.r == nil {
 		s.r = bufio.NewReaderSize(s.conn, readBufferSize)
 	}
@@ -207,11 +215,14 @@ func (s *unixStream) nextChunk() error {
 // answer (PROTOCOL.md §12); otherwise the peer abandoned the stream.
 func (s *unixStream) readFailed(err error) error {
 	s.endRead()
+	if s.readCanceled.Load() {
+		return errReadCanceled
+	}
 	if s.link.peerGone() {
 		return lossError(s.link.cause())
 	}
 	if errors.Is(err, net.ErrClosed) {
-		return &quic.StreamError{ErrorCode: quic.StreamErrorCode(wire.CodeCanceled)}
+		return errReadCanceled
 	}
 	if !s.sawChunk && (err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF)) {
 		return errLocalNoAnswer
@@ -246,9 +257,18 @@ func (s *unixStream) awaitPeerDone() {
 	}
 }
 
-// CancelRead abandons reading. A unix peer has no STOP_SENDING: the writer
-// learns it only as a failed write once this end closed the socket.
+// errReadCanceled is a read after this end abandoned reading, as quic-go
+// reports one after CancelRead.
+var errReadCanceled = &quic.StreamError{ErrorCode: quic.StreamErrorCode(wire.CodeCanceled)}
+
+// CancelRead abandons reading. Shutting the socket's read side wakes a Read
+// that waits for bytes, even while this end still writes (an exchange's
+// reply), and the peer's writes fail from then on: a unix peer has no
+// STOP_SENDING, and this is the nearest it comes.
 func (s *unixStream) CancelRead(quic.StreamErrorCode) {
+	if !s.readCanceled.Swap(true) {
+		_ = s.conn.CloseRead()
+	}
 	s.endRead()
 }
 
@@ -288,6 +308,9 @@ func (s *unixStream) Context() context.Context {
 // close: nothing else can arrive on the stream after its FIN.
 func (s *unixStream) watchRequester(readEnd <-chan struct{}) {
 	<-readEnd
+	if s.readCanceled.Load() {
+		return // the read side is shut here: the requester's close cannot be read, and its leaving fails the reply's writes instead
+	}
 	var b [1]byte
 	_, _ = s.conn.Read(b[:])
 	s.mu.Lock()

@@ -1,0 +1,160 @@
+package transport
+
+import (
+	"errors"
+	"io"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/weida-go/weida/core/errs"
+	"github.com/weida-go/weida/core/wire"
+)
+
+// unixKind starts a unix server (localKinds' unix entry).
+func unixKind(t *testing.T) func(*testing.T, Config) *localServer {
+	for _, k := range localKinds {
+		if k.name == "unix" {
+			return k.start
+		}
+	}
+	t.Fatal("no unix transport among localKinds")
+	return nil
+}
+
+// fillUnixSocket writes one-byte payload chunks to the stream's socket
+// without waiting until the kernel takes no more: the peer does not read,
+// so the next write on it waits for room. Each chunk is one small write,
+// which a unix stream socket takes whole or not at all.
+func fillUnixSocket(t *testing.T, s *unixStream) {
+	t.Helper()
+	raw, err := s.conn.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := []byte{chunkPayload, 1, 0, 0, 0, 'x'}
+	for full := false; !full; {
+		var werr error
+		if err := raw.Write(func(fd uintptr) bool {
+			_, werr = syscall.Write(int(fd), chunk)
+			return true // one attempt: EAGAIN is the answer sought
+		}); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case errors.Is(werr, syscall.EAGAIN):
+			full = true
+		case werr != nil:
+			t.Fatal(werr)
+		}
+	}
+}
+
+// waitUntil polls cond, which turns true once another goroutine reached a
+// state nothing signals (a write the kernel holds up), for at most 10 s.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not happen within 10s", what)
+		}
+	}
+}
+
+// A FIN that waits for room in a full unix socket (the puller does not
+// read) is cut short by Cancel, as a blocked Write is: Finish held its lock
+// across the FIN write, so a Cancel from a context's end waited for the
+// peer to read. The reader never sees the transfer as complete.
+func TestUnixCancelCutsAFINThatWaitsForRoom(t *testing.T) {
+	s, c := connectLocal(t, unixKind(t))
+	out := openTransfer(t, c)
+	if _, err := out.Write([]byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	in := <-s.h.data // held, not read
+	us, ok := out.s.(*unixStream)
+	if !ok {
+		t.Fatalf("a unix transfer's half is a %T", out.s)
+	}
+	fillUnixSocket(t, us)
+	finished := make(chan error, 1)
+	go func() {
+		_, err := out.Finish()
+		finished <- err
+	}()
+	waitUntil(t, "Finish writing the FIN", us.finning.Load)
+	go out.Cancel()
+	select {
+	case <-finished:
+	case <-time.After(20 * time.Second):
+		t.Fatal("Finish stayed blocked on a full socket after Cancel")
+	}
+	if r := &out.rc; !errors.Is(r.Err(), errs.ErrCanceled) {
+		t.Fatalf("receipt after Cancel: %v, want Canceled", r.Err())
+	}
+	if _, err := io.ReadAll(in); !errors.Is(err, errs.ErrCanceled) {
+		t.Fatalf("read of the canceled transfer: %v, want Canceled", err)
+	}
+}
+
+// Refusing a request while its bytes still arrive wakes the read waiting
+// for them, although the reply half is still open: a unix end closed its
+// socket only once both directions were over, so the read stayed blocked
+// (a Replier.Accept whose context ended never returned). The requester's
+// writes fail from then on, and the reply still reaches it.
+func TestUnixRefusingARequestWakesItsBlockedRead(t *testing.T) {
+	s, c := connectLocal(t, unixKind(t))
+	s.h.answers.Store(true)
+	out, reply, err := c.OpenBi(testContext(t), &wire.Data{Endpoint: wire.Some("/t")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := out.Write([]byte("partial")); err != nil {
+		t.Fatal(err)
+	}
+	ex := <-s.h.exchanges
+	got, read := make(chan struct{}), make(chan error, 1)
+	go func() {
+		if _, err := io.ReadFull(ex.In, make([]byte, len("partial"))); err != nil {
+			read <- err
+			return
+		}
+		close(got)
+		_, err := ex.In.Read(make([]byte, 1)) // waits: no more bytes, no FIN
+		read <- err
+	}()
+	select {
+	case <-got:
+	case err := <-read:
+		t.Fatalf("reading the request's first bytes: %v", err)
+	}
+	ex.In.Refuse(wire.CodeRejected)
+	select {
+	case err := <-read:
+		if !errors.Is(err, errs.ErrCanceled) {
+			t.Fatalf("the refused request's read: %v, want Canceled", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the refused request's read stayed blocked")
+	}
+	if _, err := out.Write([]byte("more")); err == nil {
+		t.Fatal("a write to a refused request succeeded")
+	}
+	rout, err := ex.Reply(&wire.Data{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rout.Write([]byte("no")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rout.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	rin, err := reply.Recv(testContext(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := io.ReadAll(rin); err != nil || string(got) != "no" {
+		t.Fatalf("reply %q, %v; want the replier's answer", got, err)
+	}
+}
