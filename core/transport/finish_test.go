@@ -2,13 +2,16 @@ package transport
 
 import (
 	"context"
+	"errors"
 	"net"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/quic-go/quic-go"
 
+	"github.com/weida-go/weida/core/errs"
 	"github.com/weida-go/weida/core/identity"
 	"github.com/weida-go/weida/core/wire"
 )
@@ -17,9 +20,15 @@ import (
 // nothing, with a connection window of window bytes: what a client writes
 // beyond the window waits for room that never comes.
 func silentPeer(t *testing.T, window uint64) identity.Address {
+	return silentPeerWith(t, window, false)
+}
+
+// silentPeerWith is silentPeer, offering datagrams (the capability and
+// the transport parameter) when datagrams is set.
+func silentPeerWith(t *testing.T, window uint64, datagrams bool) identity.Address {
 	t.Helper()
 	id, tlsConf := serverTLS(t)
-	ln, err := quic.ListenAddr("127.0.0.1:0", tlsConf, &quic.Config{
+	ln, err := quic.ListenAddr("127.0.0.1:0", tlsConf, &quic.Config{EnableDatagrams: datagrams,
 		InitialConnectionReceiveWindow: window, MaxConnectionReceiveWindow: window})
 	if err != nil {
 		t.Fatal(err)
@@ -32,6 +41,9 @@ func silentPeer(t *testing.T, window uint64) identity.Address {
 		}
 		if s, err := qc.OpenUniStream(); err == nil {
 			h := wire.DefaultHello()
+			if datagrams {
+				h.Capabilities = append(h.Capabilities, wire.CapabilityDatagram)
+			}
 			_, _ = s.Write(wire.AppendFrame(nil, wire.KindHello, &h))
 			_ = s.Close()
 		}
@@ -92,4 +104,35 @@ type announcingHalf struct {
 func (a *announcingHalf) Write(p []byte) (int, error) {
 	a.once.Do(func() { close(a.writing) })
 	return a.sendHalf.Write(p)
+}
+
+// OpenFlow's header can wait for the connection's flow-control room (one
+// larger than a packet is not copied at once); the context ending must
+// cut that wait short, as it cuts the wait for stream credit.
+func TestOpenFlowReturnsWhenItsContextEndsWhileTheHeaderWaitsForRoom(t *testing.T) {
+	const window = 4 << 10
+	c, err := Dial(testContext(t), silentPeerWith(t, window, true), identity.TrustByAddress(), nil, datagramsConfig(), newRecorder())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(wire.CodeNoError, "") })
+	if !c.DatagramsAgreed() {
+		t.Fatal("datagrams were not agreed with the silent peer")
+	}
+	h := wire.Flow{Endpoint: "/t", Tracestate: wire.Some(strings.Repeat("s", 3*window))}
+	ctx, cancel := context.WithTimeout(testContext(t), 100*time.Millisecond)
+	defer cancel()
+	opened := make(chan error, 1)
+	go func() {
+		_, err := c.OpenFlow(ctx, h)
+		opened <- err
+	}()
+	select {
+	case err := <-opened:
+		if !errors.Is(err, errs.ErrCanceled) {
+			t.Fatalf("OpenFlow whose context ended: %v, want Canceled", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("OpenFlow stayed blocked in its header long after its context ended")
+	}
 }

@@ -95,7 +95,14 @@ func (c *Conn) openFlow(ctx context.Context, h wire.Flow, wait bool) (*OutFlow, 
 		}
 	}
 	if wait {
+		// A header larger than a packet waits for flow-control room, which a
+		// peer that does not read never gives: ctx bounds that wait too.
+		stop := context.AfterFunc(ctx, func() { s.CancelWrite(quic.StreamErrorCode(wire.CodeCanceled)) })
 		_, err = s.Write(frame)
+		if !stop() {
+			s.CancelWrite(quic.StreamErrorCode(wire.CodeCanceled)) // the cancel may have come after the write
+			return nil, errs.Wrap(errs.KindCanceled, ctx.Err(), "opening the flow was abandoned")
+		}
 	} else if err = s.TryWriteAll(frame); errors.Is(err, quic.ErrWouldBlock) {
 		s.CancelWrite(quic.StreamErrorCode(wire.CodeCanceled))
 		return nil, errs.New(errs.KindLimitExceeded, "no flow-control window for a FLOW header now")
