@@ -22,14 +22,22 @@ func (s streamLayer) Dial(address raft.ServerAddress, timeout time.Duration) (ne
 // port: at most maxPool idle connections per member are kept, each RPC
 // times out after timeout, and what the transport logs goes to log (nil:
 // discarded).
+//
+// Pipelined replication is off (one append in flight per follower; each
+// still carries every entry waiting, up to MaxAppendEntries). In
+// hashicorp/raft v1.7.3 a follower's refused append ends the pipeline's
+// response decoder, and one more pipelined send can then wait forever for
+// it: replication to that follower stops and the leader's Shutdown hangs
+// (TestRaftLeaderShutsDownAfterAFollowerRefusedAppends).
 func Transport(g *raftlayer.Group, maxPool int, timeout time.Duration, log hclog.Logger) *raft.NetworkTransport {
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
 	return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
-		Stream:  streamLayer{g},
-		MaxPool: maxPool,
-		Timeout: timeout,
-		Logger:  log,
+		Stream:          streamLayer{g},
+		MaxPool:         maxPool,
+		MaxRPCsInFlight: 1,
+		Timeout:         timeout,
+		Logger:          log,
 	})
 }

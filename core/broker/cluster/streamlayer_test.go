@@ -119,3 +119,148 @@ func TestRaftReplicatesOverTheQUICPort(t *testing.T) {
 		f.mu.Unlock()
 	}
 }
+
+// flakyFollower answers Raft RPCs for a member that is no raft at all: it
+// grants every vote, acknowledges heartbeats, and refuses every other
+// append that carries entries (Success false), as a follower whose log
+// disagrees does, so the leader keeps leaving and re-entering pipelined
+// replication.
+func flakyFollower(trans *raft.NetworkTransport, stop <-chan struct{}) {
+	var lastLog uint64
+	refuse := false
+	for {
+		select {
+		case <-stop:
+			return
+		case rpc := <-trans.Consumer():
+			switch req := rpc.Command.(type) {
+			case *raft.RequestPreVoteRequest:
+				rpc.Respond(&raft.RequestPreVoteResponse{Term: req.Term, Granted: true}, nil)
+			case *raft.RequestVoteRequest:
+				rpc.Respond(&raft.RequestVoteResponse{Term: req.Term, Granted: true}, nil)
+			case *raft.AppendEntriesRequest:
+				resp := &raft.AppendEntriesResponse{Term: req.Term, LastLog: lastLog, Success: true, NoRetryBackoff: true}
+				if len(req.Entries) > 0 {
+					if refuse || req.PrevLogEntry > lastLog {
+						resp.Success = false
+					} else {
+						lastLog = req.Entries[len(req.Entries)-1].Index
+						resp.LastLog = lastLog
+					}
+					refuse = !refuse
+				}
+				rpc.Respond(resp, nil)
+			default:
+				rpc.Respond(nil, raft.ErrUnsupportedProtocol)
+			}
+		}
+	}
+}
+
+// A leader whose follower refuses appends now and then must still shut
+// down. hashicorp/raft v1.7.3's pipelined replication can deadlock there:
+// a refusal ends its response decoder, one more pipelined send can then
+// wait forever for a decoder that is gone, and Shutdown waits for that
+// send (it hung CI's broker tests). Transport turns pipelining off.
+func TestRaftLeaderShutsDownAfterAFollowerRefusedAppends(t *testing.T) {
+	ids := make([]*identity.Identity, 2)
+	pcs := make([]net.PacketConn, 2)
+	members := map[string]identity.Fingerprint{}
+	var servers []raft.Server
+	for i := range ids {
+		var err error
+		if ids[i], err = identity.Generate(); err != nil {
+			t.Fatal(err)
+		}
+		if pcs[i], err = net.ListenPacket("udp", "127.0.0.1:0"); err != nil {
+			t.Fatal(err)
+		}
+		addr := pcs[i].LocalAddr().String()
+		members[addr] = ids[i].Fingerprint()
+		fp := ids[i].Fingerprint()
+		servers = append(servers, raft.Server{ID: raft.ServerID(hex.EncodeToString(fp[:])), Address: raft.ServerAddress(addr)})
+	}
+	transports := make([]*raft.NetworkTransport, 2)
+	for i := range transports {
+		port, err := raftlayer.Serve(pcs[i], raftlayer.Config{Identity: ids[i], Members: members, Digest: [32]byte{1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { port.Close() })
+		g, err := port.Group(raftlayer.GroupID{0xAB})
+		if err != nil {
+			t.Fatal(err)
+		}
+		transports[i] = Transport(g, 2, 5*time.Second, nil)
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	go flakyFollower(transports[1], stop)
+
+	conf := raft.DefaultConfig()
+	conf.LocalID = servers[0].ID
+	conf.LogOutput = io.Discard
+	conf.HeartbeatTimeout, conf.ElectionTimeout = 100*time.Millisecond, 100*time.Millisecond
+	conf.LeaderLeaseTimeout, conf.CommitTimeout = 50*time.Millisecond, time.Millisecond
+	store := raft.NewInmemStore()
+	leader, err := raft.NewRaft(conf, &logFSM{applied: make(chan struct{}, 1<<16)}, store, store, raft.NewInmemSnapshotStore(), transports[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := leader.BootstrapCluster(raft.Configuration{Servers: servers}).Error(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-leaderElected(leader):
+	case <-time.After(30 * time.Second):
+		t.Fatal("no leader elected in 30 s")
+	}
+	// Appends the follower refuses every other time, from appliers enough
+	// that one is always waiting: each refusal while more wait is a chance
+	// for the pipeline's deadlock. Once it struck, nothing commits; on this
+	// machine it struck within the first seconds of every run before the fix.
+	var appliers sync.WaitGroup
+	until := time.Now().Add(5 * time.Second)
+	for range 8 {
+		appliers.Go(func() {
+			for time.Now().Before(until) {
+				if err := leader.Apply([]byte("e"), 500*time.Millisecond).Error(); err != nil {
+					return
+				}
+			}
+		})
+	}
+	applied := make(chan struct{})
+	go func() {
+		appliers.Wait()
+		close(applied)
+	}()
+	select {
+	case <-applied:
+	case <-time.After(time.Until(until) + 20*time.Second):
+		// An Apply's timeout bounds only its queueing: one stays unanswered
+		// while nothing is replicated.
+		t.Fatal("replication to the refusing follower stopped: appends were never committed")
+	}
+	shut := make(chan error, 1)
+	go func() { shut <- leader.Shutdown().Error() }()
+	select {
+	case <-shut:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the leader's Shutdown hung in its replication to the refusing follower")
+	}
+}
+
+// leaderElected is closed once r leads.
+func leaderElected(r *raft.Raft) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for isLeader := range r.LeaderCh() {
+			if isLeader {
+				return
+			}
+		}
+	}()
+	return done
+}
