@@ -18,12 +18,25 @@ var collectScratch = sync.Pool{New: func() any { b := make([]byte, 64<<10); retu
 // by; below it the scratch path costs one small copy.
 const collectSizedMin = 16 << 10
 
+// collectSizedMax bounds the buffer an advisory length sizes before any of
+// its bytes arrived: the length is the sender's word, and a ceiling may be
+// "no ceiling", so a peer stating a huge length must not make the receiver
+// allocate it (or, past what the runtime can allocate, crash it). A longer
+// payload grows from there by doubling as its bytes arrive.
+const collectSizedMax = 4 << 20
+
+// advisedRoom is the room for a payload whose sender stated its length n:
+// one byte more, so the FIN ends the read and a longer payload shows at
+// once; never more than collectSizedMax (plus that byte).
+func advisedRoom(n uint64) int64 { return int64(min(n, collectSizedMax)) + 1 }
+
 // collect reads in to EOF under a ceiling, refusing the stream above it.
 // A payload already whole in hand is taken as it is; one whose sender
 // stated its length (DATA key 1) within the ceiling is read into one buffer
-// of that size; any other into the scratch, then a buffer that doubles as
-// the bytes arrive. A wrong advisory length costs nothing but the buffer it
-// sized, which the ceiling bounds.
+// of that size (up to collectSizedMax, then doubling); any other into the
+// scratch, then a buffer that doubles as the bytes arrive. A wrong advisory
+// length costs nothing but the buffer it sized, which the ceiling and
+// collectSizedMax bound.
 func collect(in *transport.InStream, maxBytes int64) ([]byte, error) {
 	if maxBytes < 0 {
 		return nil, errs.New(errs.KindRuntime, "collect: the ceiling must not be negative")
@@ -32,9 +45,7 @@ func collect(in *transport.InStream, maxBytes int64) ([]byte, error) {
 		return body, nil
 	}
 	if cl := in.Header.ContentLen; cl.Ok && cl.V >= collectSizedMin && cl.V <= uint64(maxBytes) {
-		// One byte more than stated, so the FIN ends the read and a longer
-		// payload shows at once.
-		return collectGrow(in, make([]byte, 0, cl.V+1), 0, maxBytes)
+		return collectGrow(in, make([]byte, 0, advisedRoom(cl.V)), 0, maxBytes)
 	}
 	sp := collectScratch.Get().(*[]byte)
 	defer collectScratch.Put(sp)
@@ -55,8 +66,8 @@ const collectAppendMin = 4 << 10
 
 // collectAppend is collect appending the payload to dst, the caller's
 // buffer: once dst has the room, a receive allocates nothing. Its room is
-// grown only to the sender's advisory length (within the ceiling) or by
-// doubling as the bytes arrive. A nil dst is collect. On failure it returns nil; dst's bytes
+// grown only to the sender's advisory length (within the ceiling and
+// collectSizedMax) or by doubling as the bytes arrive. A nil dst is collect. On failure it returns nil; dst's bytes
 // past its length may have been written.
 func collectAppend(in *transport.InStream, dst []byte, maxBytes int64) ([]byte, error) {
 	if dst == nil {
@@ -70,7 +81,7 @@ func collectAppend(in *transport.InStream, dst []byte, maxBytes int64) ([]byte, 
 	}
 	room := min(int64(collectAppendMin), satAdd(maxBytes, 1))
 	if cl := in.Header.ContentLen; cl.Ok && cl.V <= uint64(maxBytes) {
-		room = int64(cl.V) + 1 // the FIN ends the read; a longer payload shows at once
+		room = advisedRoom(cl.V)
 	}
 	return collectGrow(in, growRoom(dst, room), len(dst), maxBytes)
 }

@@ -16,8 +16,8 @@ import (
 type TransferMeta struct {
 	ContentType string // opaque media-type label (<= 256 bytes)
 	// ContentLen is the advisory payload length; written only when
-	// HasContentLen. A receiver trusts it for allocation only within its
-	// own ceiling (Collect).
+	// HasContentLen. A receiver sizes its buffer by it only within its own
+	// ceiling, and by no more than 4 MiB before the bytes arrive.
 	ContentLen    uint64
 	HasContentLen bool
 	Traceparent   string // W3C traceparent, only when the application has one

@@ -1,8 +1,10 @@
 package hostile
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"testing"
 	"time"
@@ -173,4 +175,53 @@ func await(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
+}
+
+// TestLyingContentLength: DATA key 1, the sender's advisory payload length,
+// sizes the receiver's buffer before the bytes arrive, so a peer stating
+// 2^62 bytes and sending 4 KiB must not make the receiver allocate what it
+// stated: under a ceiling of "no ceiling" (math.MaxInt64, which the C API
+// passes for SIZE_MAX) Recv panicked (makeslice) or the process ran out of
+// memory. Each receive gets the 4 KiB that came, and allocates far less
+// than any of the stated lengths.
+func TestLyingContentLength(t *testing.T) {
+	v := newVictim(t, weida.Config{})
+	c := dialWithHello(t, v)
+	payload := bytes.Repeat([]byte("lie "), 1024) // above what arrives whole with the header
+	for _, tc := range []struct {
+		stated  uint64
+		ceiling int64
+		lend    bool
+	}{
+		{1 << 30, 1 << 30, false},
+		{1 << 30, 1 << 30, true},
+		{1 << 44, math.MaxInt64, false},
+		{1 << 62, math.MaxInt64, false},
+		{1 << 62, math.MaxInt64, true},
+		{math.MaxUint64, math.MaxInt64, true},
+	} {
+		t.Run(fmt.Sprintf("stated=%d/lent=%v", tc.stated, tc.lend), func(t *testing.T) {
+			frame := rawpeer.Encode(wire.KindData, &wire.Data{Endpoint: wire.Some(pullPath), ContentLen: wire.Some(tc.stated)})
+			mustSend(t, c.Uni(rawpeer.Cat(frame, payload)))
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			var got []byte
+			var err error
+			if tc.lend {
+				got, _, err = v.pull.RecvAppend(ctxFor(t), make([]byte, 0, 16), tc.ceiling)
+			} else {
+				got, _, err = v.pull.Recv(ctxFor(t), tc.ceiling)
+			}
+			runtime.ReadMemStats(&after)
+			if err != nil || !bytes.Equal(got, payload) {
+				t.Fatalf("received %d bytes, %v; want the %d sent", len(got), err, len(payload))
+			}
+			if n := after.TotalAlloc - before.TotalAlloc; n > 64<<20 {
+				t.Fatalf("receiving 4 KiB that stated %d bytes allocated %d MiB", tc.stated, n>>20)
+			}
+		})
+	}
+	c.Close()
+	v.stillServes(t)
+	v.settled(t)
 }
