@@ -27,6 +27,10 @@ type unixBinder struct {
 	done    chan struct{}
 	once    sync.Once
 	wg      sync.WaitGroup
+	// admitting holds a token per connection still reading its preamble:
+	// at maxAdmitting the accept loop waits (the kernel's backlog holds
+	// what comes next), so silent connections cannot take every descriptor.
+	admitting chan struct{}
 
 	mu     sync.Mutex
 	groups map[groupToken]*unixLink
@@ -45,7 +49,8 @@ func ListenUnix(path string, cfg Config, h Handler) (*Listener, error) {
 		return nil, err
 	}
 	b := &unixBinder{path: path, ln: ln, timeout: cfg.Limits.HelloTimeout,
-		links: make(chan *unixLink), done: make(chan struct{}), groups: make(map[groupToken]*unixLink)}
+		links: make(chan *unixLink), done: make(chan struct{}), groups: make(map[groupToken]*unixLink),
+		admitting: make(chan struct{}, maxAdmitting)}
 	b.wg.Add(1)
 	go b.acceptLoop()
 	return listenLocal(b, cfg, h), nil
@@ -60,13 +65,41 @@ func validateSocketPath(path string) error {
 	return err
 }
 
+// maxAdmitting bounds the connections whose local preamble is still
+// awaited (each within the hello timeout).
+const maxAdmitting = 256
+
+// acceptBackoffMax bounds the wait between accepts that failed for want of
+// a resource (descriptors, memory).
+const acceptBackoffMax = time.Second
+
 func (b *unixBinder) acceptLoop() {
 	defer b.wg.Done()
+	var backoff time.Duration
 	for {
-		conn, err := b.ln.AcceptUnix()
-		if err != nil {
+		select {
+		case b.admitting <- struct{}{}:
+		case <-b.done:
 			return
 		}
+		conn, err := b.ln.AcceptUnix()
+		if err != nil {
+			<-b.admitting
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			// Out of descriptors (EMFILE, ENFILE) or buffers: the socket
+			// still stands, so wait and accept again, as net/http does,
+			// instead of leaving it bound and unserved for good.
+			backoff = min(max(2*backoff, 5*time.Millisecond), acceptBackoffMax)
+			select {
+			case <-time.After(backoff):
+			case <-b.done:
+				return
+			}
+			continue
+		}
+		backoff = 0
 		b.wg.Add(1)
 		go b.admit(conn)
 	}
@@ -78,6 +111,8 @@ func (b *unixBinder) acceptLoop() {
 // past the hello timeout — is closed unanswered.
 func (b *unixBinder) admit(conn *net.UnixConn) {
 	defer b.wg.Done()
+	admitted := sync.OnceFunc(func() { <-b.admitting })
+	defer admitted()
 	_ = conn.SetReadDeadline(time.Now().Add(b.timeout))
 	// Buffered: whatever follows the preamble stays with the stream.
 	r := bufio.NewReaderSize(conn, readBufferSize)
@@ -101,6 +136,7 @@ func (b *unixBinder) admit(conn *net.UnixConn) {
 		return
 	}
 	_ = conn.SetReadDeadline(time.Time{})
+	admitted()
 	link := b.member(token, conn)
 	switch {
 	case link == nil:

@@ -53,6 +53,7 @@ type unixLink struct {
 
 	mu         sync.Mutex
 	live       map[*unixStream]struct{}
+	accepted   int             // streams in live the peer opened
 	parked     []*net.UnixConn // accepting side: reverse connections to open on
 	parkedC    chan struct{}   // closed and replaced when one is parked
 	everParked bool            // accepting side: the dialler parked at least one
@@ -160,11 +161,21 @@ func (l *unixLink) connect(ctx context.Context) (*net.UnixConn, error) {
 	}
 }
 
+// maxAcceptedStreams bounds the live streams a peer opened on one link.
+// The peer itself waits at MaxLocalStreams of its own; it counts a stream
+// over once its side closed, which for an exchange can come before this
+// side has counted the reply's end, so the bound leaves room for those.
+// Past it a stream is closed unanswered: a peer that ignores
+// max_local_streams cannot take this process's descriptors.
+const maxAcceptedStreams = 2 * MaxLocalStreams
+
 // track records a live stream so the link's end closes it; false (and the
-// stream aborted) when the link already ended.
+// stream aborted) when the link already ended, or when the peer opened it
+// beyond maxAcceptedStreams.
 func (l *unixLink) track(s *unixStream) bool {
 	l.mu.Lock()
-	if l.ended {
+	accepted := s.onClose == nil
+	if l.ended || (accepted && l.accepted >= maxAcceptedStreams) {
 		l.mu.Unlock()
 		s.abort()
 		if s.onClose != nil {
@@ -173,12 +184,18 @@ func (l *unixLink) track(s *unixStream) bool {
 		return false
 	}
 	l.live[s] = struct{}{}
+	if accepted {
+		l.accepted++
+	}
 	l.mu.Unlock()
 	return true
 }
 
 func (l *unixLink) forget(s *unixStream) {
 	l.mu.Lock()
+	if _, ok := l.live[s]; ok && s.onClose == nil {
+		l.accepted--
+	}
 	delete(l.live, s)
 	l.mu.Unlock()
 }

@@ -351,8 +351,8 @@ func (s *unixStream) closeIfDoneLocked() {
 	}
 	s.closed = true
 	s.mu.Unlock()
+	s.link.forget(s) // before the close the peer sees: it may open another at once
 	_ = s.conn.Close()
-	s.link.forget(s)
 	if s.onClose != nil {
 		s.onClose()
 	}
