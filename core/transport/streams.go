@@ -10,6 +10,7 @@ import (
 	"github.com/quic-go/quic-go"
 
 	"github.com/weida-go/weida/core/errs"
+	"github.com/weida-go/weida/core/internal/faults"
 	"github.com/weida-go/weida/core/wire"
 )
 
@@ -165,12 +166,18 @@ func (o *OutStream) Finish() (*Receipt, error) {
 		o.state = outFinishing
 		o.mu.Unlock()
 		rc, err := o.finishLocal()
+		if f := faults.LocalFINQueued.Load(); f != nil {
+			(*f)()
+		}
 		o.mu.Lock()
 		defer o.mu.Unlock()
-		if o.state == outCanceled {
+		if o.state != outCanceled {
+			o.state = outFinished
+		} else if o.rc.Err() != nil {
+			// The cancel cut the FIN (which settled the receipt Canceled);
+			// one that came after the FIN was queued changes nothing.
 			return nil, errs.New(errs.KindCanceled, "the transfer was canceled while its FIN waited")
 		}
-		o.state = outFinished
 		return rc, err
 	}
 	o.state = outFinished

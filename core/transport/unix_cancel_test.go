@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"errors"
 	"io"
 	"syscall"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/weida-go/weida/core/errs"
+	"github.com/weida-go/weida/core/internal/faults"
 	"github.com/weida-go/weida/core/wire"
 )
 
@@ -157,4 +159,87 @@ func TestUnixRefusingARequestWakesItsBlockedRead(t *testing.T) {
 	if got, err := io.ReadAll(rin); err != nil || string(got) != "no" {
 		t.Fatalf("reply %q, %v; want the replier's answer", got, err)
 	}
+}
+
+// A cancel that comes once the FIN is queued (a Reply's or a Survey's
+// context ending just then) leaves the transfer finished: Finish reported
+// Canceled for a transfer its reader got whole.
+func TestUnixCancelAfterTheFINIsQueuedLeavesFinishSucceeded(t *testing.T) {
+	s, c := connectLocal(t, unixKind(t))
+	out := openTransfer(t, c)
+	if _, err := out.Write([]byte("whole")); err != nil {
+		t.Fatal(err)
+	}
+	defer faults.Set(&faults.LocalFINQueued, out.CancelUnfinished)()
+	if _, err := out.Finish(); err != nil {
+		t.Fatalf("Finish of a transfer whose FIN was queued before the cancel: %v", err)
+	}
+	if got, err := io.ReadAll(<-s.h.data); err != nil || string(got) != "whole" {
+		t.Fatalf("read %q, %v; want the whole transfer", got, err)
+	}
+}
+
+// The accepting side opens its streams to a dialler on the reverse
+// connections the dialler parked; one refused over maxAcceptedStreams
+// (the dialler holds too many unfinished) must be replaced like any used
+// one, or the dialler ends with nothing parked and every later open fails.
+func TestUnixDiallerKeepsParkingAfterRefusalsAtTheCap(t *testing.T) {
+	s := unixKind(t)(t, NewConfig())
+	dialler := newRecorder()
+	dialler.answers.Store(true)
+	c, err := dialLocal(t, s, NewConfig(), dialler)
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := c.local.(*unixLink)
+	var held []*Exchange
+	stop, drained := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(drained)
+		for {
+			select {
+			case ex := <-dialler.exchanges:
+				held = append(held, ex)
+			case <-stop:
+				return
+			}
+		}
+	}()
+	var sc *Conn
+	waitUntil(t, "the server's connection", func() bool {
+		if cs := s.l.Conns(); len(cs) > 0 {
+			sc = cs[0]
+		}
+		return sc != nil
+	})
+	if !sc.awaitNegotiated() {
+		t.Fatal("the server's connection did not negotiate")
+	}
+	waitUntil(t, "the dialler parking", func() bool { return link.slots.parkedNow() == MaxParkedReverse })
+	// Exchanges the dialler holds and whose replies are abandoned: the
+	// server's slots come back, the dialler's streams stay live, and those
+	// past its bound are refused.
+	for range maxAcceptedStreams + 40 {
+		ctx, cancel := context.WithTimeout(testContext(t), 2*time.Second)
+		out, reply, err := sc.OpenBi(ctx, &wire.Data{Endpoint: wire.Some("/t")})
+		cancel()
+		if err != nil {
+			break
+		}
+		_, _ = out.Write([]byte("q"))
+		_, _ = out.Finish()
+		reply.Cancel()
+	}
+	close(stop)
+	<-drained
+	for _, ex := range held {
+		ex.ReplyError(wire.ErrorNoReply)
+		ex.In.Refuse(wire.CodeRejected)
+	}
+	waitUntil(t, "the dialler parking again", func() bool { return link.slots.parkedNow() == MaxParkedReverse })
+	out, err := sc.OpenUni(testContext(t), &wire.Data{Endpoint: wire.Some("/t")})
+	if err != nil {
+		t.Fatalf("an open once the dialler caught up: %v", err)
+	}
+	out.Cancel()
 }

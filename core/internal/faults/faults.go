@@ -12,6 +12,11 @@ import "sync/atomic"
 // the stream's Stopped channel, closed once the peer stops the stream.
 var SendNowQueued atomic.Pointer[func(payload []byte, stopped <-chan struct{})]
 
+// LocalFINQueued, when set, runs after a local transport's Finish queued
+// the FIN and before it takes its lock again: a cancel then comes after
+// the transfer got out whole.
+var LocalFINQueued atomic.Pointer[func()]
+
 // Set installs f at point p until the returned function restores what was
 // there.
 func Set[F any](p *atomic.Pointer[F], f F) (restore func()) {
