@@ -32,12 +32,13 @@ func (f *logFSM) Apply(l *raft.Log) any {
 func (f *logFSM) Snapshot() (raft.FSMSnapshot, error) { return nil, raft.ErrNothingNewToSnapshot }
 func (f *logFSM) Restore(io.ReadCloser) error         { return nil }
 
-// Three hashicorp/raft nodes replicate over the QUIC Raft port: a leader
-// is elected and every node applies the leader's entries in order.
-func TestRaftReplicatesOverTheQUICPort(t *testing.T) {
-	const nodes, entries = 3, 50
-	ids := make([]*identity.Identity, nodes)
-	pcs := make([]net.PacketConn, nodes)
+// raftMembers makes n members on loopback: each an identity and a UDP
+// socket for its Raft port, the fingerprint each address must prove, and
+// the Raft servers they make (ID the fingerprint in hex).
+func raftMembers(t *testing.T, n int) ([]*identity.Identity, []net.PacketConn, map[string]identity.Fingerprint, []raft.Server) {
+	t.Helper()
+	ids := make([]*identity.Identity, n)
+	pcs := make([]net.PacketConn, n)
 	members := map[string]identity.Fingerprint{}
 	var servers []raft.Server
 	for i := range ids {
@@ -49,10 +50,18 @@ func TestRaftReplicatesOverTheQUICPort(t *testing.T) {
 			t.Fatal(err)
 		}
 		addr := pcs[i].LocalAddr().String()
-		members[addr] = ids[i].Fingerprint()
 		fp := ids[i].Fingerprint()
+		members[addr] = fp
 		servers = append(servers, raft.Server{ID: raft.ServerID(hex.EncodeToString(fp[:])), Address: raft.ServerAddress(addr)})
 	}
+	return ids, pcs, members, servers
+}
+
+// Three hashicorp/raft nodes replicate over the QUIC Raft port: a leader
+// is elected and every node applies the leader's entries in order.
+func TestRaftReplicatesOverTheQUICPort(t *testing.T) {
+	const nodes, entries = 3, 50
+	ids, pcs, members, servers := raftMembers(t, nodes)
 	rafts := make([]*raft.Raft, nodes)
 	fsms := make([]*logFSM, nodes)
 	leaders := make(chan raft.Observation, 16)
@@ -163,23 +172,7 @@ func flakyFollower(trans *raft.NetworkTransport, stop <-chan struct{}) {
 // wait forever for a decoder that is gone, and Shutdown waits for that
 // send (it hung CI's broker tests). Transport turns pipelining off.
 func TestRaftLeaderShutsDownAfterAFollowerRefusedAppends(t *testing.T) {
-	ids := make([]*identity.Identity, 2)
-	pcs := make([]net.PacketConn, 2)
-	members := map[string]identity.Fingerprint{}
-	var servers []raft.Server
-	for i := range ids {
-		var err error
-		if ids[i], err = identity.Generate(); err != nil {
-			t.Fatal(err)
-		}
-		if pcs[i], err = net.ListenPacket("udp", "127.0.0.1:0"); err != nil {
-			t.Fatal(err)
-		}
-		addr := pcs[i].LocalAddr().String()
-		members[addr] = ids[i].Fingerprint()
-		fp := ids[i].Fingerprint()
-		servers = append(servers, raft.Server{ID: raft.ServerID(hex.EncodeToString(fp[:])), Address: raft.ServerAddress(addr)})
-	}
+	ids, pcs, members, servers := raftMembers(t, 2)
 	transports := make([]*raft.NetworkTransport, 2)
 	for i := range transports {
 		port, err := raftlayer.Serve(pcs[i], raftlayer.Config{Identity: ids[i], Members: members, Digest: [32]byte{1}})
