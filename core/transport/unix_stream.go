@@ -102,9 +102,9 @@ func (s *unixStream) TryWriteAll([]byte) error { return quic.ErrWouldBlock }
 // socket is full (a peer that does not read); CancelWrite cuts it short as
 // it cuts a Write.
 func (s *unixStream) Close() error {
-	s.finning.Store(true)
-	s.writing.Store(true)
+	s.writing.Store(true) // first: a CancelWrite that sees finning must see writing too
 	defer s.writing.Store(false)
+	s.finning.Store(true)
 	if _, err := s.conn.Write([]byte{chunkFIN}); err != nil {
 		return s.writeFailed(err)
 	}
