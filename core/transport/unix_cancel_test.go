@@ -99,12 +99,10 @@ func TestUnixCancelCutsAFINThatWaitsForRoom(t *testing.T) {
 	}
 }
 
-// Refusing a request while its bytes still arrive wakes the read waiting
-// for them, although the reply half is still open: a unix end closed its
-// socket only once both directions were over, so the read stayed blocked
-// (a Replier.Accept whose context ended never returned). The requester's
-// writes fail from then on, and the reply still reaches it.
-func TestUnixRefusingARequestWakesItsBlockedRead(t *testing.T) {
+// partialUnixRequest opens an exchange over unix and writes "partial" on
+// it, without a FIN; ex is the replier's side of it.
+func partialUnixRequest(t *testing.T) (*OutStream, *ReplyHalf, *Exchange) {
+	t.Helper()
 	s, c := connectLocal(t, unixKind(t))
 	s.h.answers.Store(true)
 	out, reply, err := c.OpenBi(testContext(t), &wire.Data{Endpoint: wire.Some("/t")})
@@ -115,6 +113,16 @@ func TestUnixRefusingARequestWakesItsBlockedRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	ex := <-s.h.exchanges
+	return out, reply, ex
+}
+
+// Refusing a request while its bytes still arrive wakes the read waiting
+// for them, although the reply half is still open: a unix end closed its
+// socket only once both directions were over, so the read stayed blocked
+// (a Replier.Accept whose context ended never returned). The requester's
+// writes fail from then on, and the reply still reaches it.
+func TestUnixRefusingARequestWakesItsBlockedRead(t *testing.T) {
+	out, reply, ex := partialUnixRequest(t)
 	got, read := make(chan struct{}), make(chan error, 1)
 	go func() {
 		if _, err := io.ReadFull(ex.In, make([]byte, len("partial"))); err != nil {
@@ -242,4 +250,52 @@ func TestUnixDiallerKeepsParkingAfterRefusalsAtTheCap(t *testing.T) {
 		t.Fatalf("an open once the dialler caught up: %v", err)
 	}
 	out.Cancel()
+}
+
+// Cancel on a transfer whose socket is full, with no write under way (the
+// sender paused once the peer stopped reading), returns at once: it wrote
+// the RESET chunk with a write that waited for room, under the transfer's
+// lock. The reader still sees a reset, never a complete transfer.
+func TestUnixCancelOfAnIdleTransferOnAFullSocketReturns(t *testing.T) {
+	s, c := connectLocal(t, unixKind(t))
+	out := openTransfer(t, c)
+	if _, err := out.Write([]byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	in := <-s.h.data // held, not read
+	fillUnixSocket(t, out.s.(*unixStream))
+	canceled := make(chan struct{})
+	go func() {
+		out.Cancel()
+		close(canceled)
+	}()
+	select {
+	case <-canceled:
+	case <-time.After(20 * time.Second):
+		t.Fatal("Cancel stayed blocked on a full socket")
+	}
+	if _, err := io.ReadAll(in); !errors.Is(err, errs.ErrCanceled) {
+		t.Fatalf("read of the canceled transfer: %v, want Canceled", err)
+	}
+}
+
+// A replier that refused the rest of a request (its read side shut) still
+// learns that the requester left: its Canceled fired once the requester
+// abandoned the reply before, and never after the refusal.
+func TestUnixReplierLearnsTheRequesterLeftAfterRefusingTheRequest(t *testing.T) {
+	out, reply, ex := partialUnixRequest(t)
+	ex.In.Refuse(wire.CodeRejected)
+	canceled := ex.Canceled()
+	select {
+	case <-canceled:
+		t.Fatal("Canceled fired while the requester still waits for the reply")
+	default:
+	}
+	out.Cancel()
+	reply.Cancel()
+	select {
+	case <-canceled:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the replier never learned that its requester left")
+	}
 }

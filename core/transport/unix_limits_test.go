@@ -2,12 +2,15 @@ package transport
 
 import (
 	"context"
+	"io"
 	"net"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/quic-go/quic-go"
 
 	"github.com/weida-go/weida/core/identity"
 	"github.com/weida-go/weida/core/wire"
@@ -40,22 +43,22 @@ func joinMany(t *testing.T, socketPath string, link *unixLink, n int, stopOnErro
 
 // holdTransfers takes every transfer s's handler is given and reads none,
 // as an application that does not keep up; the returned func refuses them
-// and closes s, whose workers then no longer wait for the handler.
+// and closes s. Workers may still wait to hand one over then (the handler's
+// queue was full), so it goes on taking and refusing until s has closed:
+// the close waits for those workers.
 func holdTransfers(s *localServer) (release func()) {
 	stop, drained := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(drained)
 		var held []*InStream
-		defer func() {
-			for _, in := range held {
-				in.Refuse(wire.CodeCanceled)
-			}
-		}()
 		for {
 			select {
 			case in := <-s.h.data:
 				held = append(held, in)
 			case <-stop:
+				for _, in := range held {
+					in.Refuse(wire.CodeCanceled)
+				}
 				return
 			}
 		}
@@ -63,37 +66,110 @@ func holdTransfers(s *localServer) (release func()) {
 	return func() {
 		close(stop)
 		<-drained
-		s.l.Close(wire.CodeShutdown, "test over")
+		closed := make(chan struct{})
+		go func() {
+			s.l.Close(wire.CodeShutdown, "test over")
+			close(closed)
+		}()
+		for {
+			select {
+			case in := <-s.h.data:
+				in.Refuse(wire.CodeCanceled)
+			case <-closed:
+				return
+			}
+		}
 	}
 }
 
 // A peer that ignores max_local_streams and opens transfer after transfer
-// (none finished, each an OS connection) has those beyond the link's bound
-// closed unanswered: the accepting side tracked every one, a descriptor
-// and a goroutine each, without limit.
-func TestUnixStreamsBeyondTheLinksBoundAreClosed(t *testing.T) {
+// (none finished, each an OS connection, each still open) has those beyond
+// the link's bound reset LIMIT_EXCEEDED and closed: the accepting side
+// tracked every one, a descriptor and a goroutine each, without limit.
+func TestUnixStreamsBeyondTheLinksBoundAreReset(t *testing.T) {
 	s, c := connectLocal(t, unixKind(t))
 	link := c.local.(*unixLink)
 	defer holdTransfers(s)()
 	const extra = 100
 	conns := joinMany(t, s.addr.SocketPath, link, maxAcceptedStreams+extra, false)
-	var closed atomic.Int64
+	var reset atomic.Int64
 	var readers sync.WaitGroup
+	limitExceeded := string(resetChunk(quic.StreamErrorCode(wire.CodeLimitExceeded)))
 	for _, conn := range conns {
 		readers.Go(func() {
-			if _, err := conn.Read(make([]byte, 1)); err != nil {
-				closed.Add(1) // closed by the server (or by the cleanup)
+			got, _ := io.ReadAll(conn) // until the server closes it (or the cleanup does)
+			if string(got) == limitExceeded {
+				reset.Add(1)
 			}
 		})
 	}
-	waitUntil(t, "the streams beyond the bound being closed", func() bool { return closed.Load() >= extra })
-	if n := closed.Load(); n != extra {
-		t.Fatalf("%d raw transfers closed, want the %d beyond %d", n, extra, maxAcceptedStreams)
-	}
+	waitUntil(t, "the streams beyond the bound being reset", func() bool { return reset.Load() >= extra })
 	for _, conn := range conns {
 		_ = conn.Close()
 	}
 	readers.Wait()
+	if n := reset.Load(); n != extra {
+		t.Fatalf("%d raw transfers reset, want the %d beyond %d", n, extra, maxAcceptedStreams)
+	}
+}
+
+// A requester that abandons its replies gets its streams back at once,
+// while a slow replier still holds them: past maxAcceptedStreams of those,
+// its next request was closed unanswered ("nothing answers exchanges at
+// that path"), although it never had more than one stream open. Streams
+// whose peer left are not counted against the bound.
+func TestUnixAbandonedRepliesHeldByASlowReplierDoNotRefuseTheNextRequest(t *testing.T) {
+	s, c := connectLocal(t, unixKind(t))
+	s.h.answers.Store(true)
+	var held []*Exchange
+	defer func() {
+		for _, ex := range held {
+			ex.Refuse(wire.ErrorRejected, wire.CodeCanceled)
+		}
+	}()
+	request := func() (*ReplyHalf, *Exchange, error) {
+		out, reply, err := c.OpenBi(testContext(t), &wire.Data{Endpoint: wire.Some("/t")})
+		if err != nil {
+			return nil, nil, err
+		}
+		if _, err := out.Finish(); err != nil {
+			return nil, nil, err
+		}
+		recvd := make(chan error, 1)
+		go func() {
+			in, err := reply.Recv(testContext(t))
+			if err == nil {
+				_, err = io.ReadAll(in)
+			}
+			recvd <- err
+		}()
+		select {
+		case ex := <-s.h.exchanges:
+			return reply, ex, nil
+		case err := <-recvd:
+			return nil, nil, err
+		}
+	}
+	for i := range maxAcceptedStreams + 20 {
+		reply, ex, err := request()
+		if err != nil {
+			t.Fatalf("request %d, each before it abandoned: %v", i, err)
+		}
+		held = append(held, ex) // the replier is slow: it holds every request
+		reply.Cancel()
+	}
+	reply, ex, err := request()
+	if err != nil {
+		t.Fatalf("a request after %d abandoned: %v", len(held), err)
+	}
+	defer reply.Cancel()
+	rout, err := ex.Reply(&wire.Data{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rout.Finish(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Running out of descriptors fails an accept (EMFILE); the unix socket

@@ -164,9 +164,11 @@ func (l *unixLink) connect(ctx context.Context) (*net.UnixConn, error) {
 // maxAcceptedStreams bounds the live streams a peer opened on one link.
 // The peer itself waits at MaxLocalStreams of its own; it counts a stream
 // over once its side closed, which for an exchange can come before this
-// side has counted the reply's end, so the bound leaves room for those.
-// Past it a stream is closed unanswered: a peer that ignores
-// max_local_streams cannot take this process's descriptors.
+// side has counted the reply's end, so the bound leaves room for those,
+// and at the bound the streams whose peer has left are counted out (a
+// requester that abandoned replies a slow replier still holds). Past it a
+// stream is reset LIMIT_EXCEEDED: a peer that ignores max_local_streams
+// cannot take this process's descriptors.
 const maxAcceptedStreams = 2 * MaxLocalStreams
 
 // track records a live stream so the link's end closes it; false (and the
@@ -175,25 +177,52 @@ const maxAcceptedStreams = 2 * MaxLocalStreams
 func (l *unixLink) track(s *unixStream) bool {
 	l.mu.Lock()
 	accepted := s.onClose == nil
-	if l.ended || (accepted && l.accepted >= maxAcceptedStreams) {
-		l.mu.Unlock()
+	var left []*unixStream
+	if !l.ended && accepted && l.accepted >= maxAcceptedStreams {
+		left = l.countOutLeftLocked()
+	}
+	ended, over := l.ended, accepted && l.accepted >= maxAcceptedStreams
+	if !ended && !over {
+		l.live[s] = struct{}{}
+		if accepted {
+			l.accepted++
+		}
+	}
+	l.mu.Unlock()
+	for _, r := range left {
+		r.requesterLeft()
+	}
+	if ended || over {
+		if over && !ended {
+			writeNow(s.conn, resetChunk(quic.StreamErrorCode(wire.CodeLimitExceeded)))
+		}
 		s.abort()
 		if s.onClose != nil {
 			s.onClose()
 		}
 		return false
 	}
-	l.live[s] = struct{}{}
-	if accepted {
-		l.accepted++
-	}
-	l.mu.Unlock()
 	return true
+}
+
+// countOutLeftLocked stops counting the accepted streams whose peer has
+// closed its side, returning them: they stay live (a request may still be
+// unread, a reply still being written) until this side is done with them.
+func (l *unixLink) countOutLeftLocked() []*unixStream {
+	var left []*unixStream
+	for s := range l.live {
+		if s.onClose == nil && !s.uncounted && peerHungUp(s.conn) {
+			s.uncounted = true
+			l.accepted--
+			left = append(left, s)
+		}
+	}
+	return left
 }
 
 func (l *unixLink) forget(s *unixStream) {
 	l.mu.Lock()
-	if _, ok := l.live[s]; ok && s.onClose == nil {
+	if _, ok := l.live[s]; ok && s.onClose == nil && !s.uncounted {
 		l.accepted--
 	}
 	delete(l.live, s)

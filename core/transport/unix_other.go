@@ -15,3 +15,12 @@ func listenUnixSocket(path string) (*net.UnixListener, error) {
 
 // peerClosed: without a peek, a live group is assumed.
 func peerClosed(*net.UnixConn) bool { return false }
+
+// peerHungUp: without poll, a live peer is assumed.
+func peerHungUp(*net.UnixConn) bool { return false }
+
+// awaitHangUp: without poll, a peer's leaving is learned from writes only.
+func awaitHangUp(*net.UnixConn) bool { return false }
+
+// writeNow: without a non-blocking write, the caller cuts the stream.
+func writeNow(*net.UnixConn, []byte) bool { return false }

@@ -55,10 +55,12 @@ type unixStream struct {
 	closed   bool
 	sendDone chan struct{} // closed when wDone is set or the requester left, once asked for
 	sdClosed bool
-	refused  bool          // the peer closed a one-way stream before this end's FIN
+	peerLeft bool          // the peer closed its side first: a one-way stream's refusal, a requester's abandoned reply
 	readEnd  chan struct{} // closed when rDone is set, once a requester watch asked for it
 	reClosed bool
 	onClose  func() // gives the opener's slot back; nil for accepted ends
+
+	uncounted bool // guarded by link.mu: an accepted end whose peer left, no longer counted against maxAcceptedStreams
 }
 
 // readBufferSize covers a chunk head and a 1 KiB message in one read;
@@ -76,6 +78,11 @@ func newUnixStream(l *unixLink, conn *net.UnixConn, r *bufio.Reader, id quic.Str
 func (s *unixStream) Write(p []byte) (int, error) {
 	s.writing.Store(true)
 	defer s.writing.Store(false)
+	if s.canceled.Load() {
+		// After writing is set: a CancelWrite either sees this write (and
+		// cuts it) or came before it (and it does not start).
+		return 0, errs.New(errs.KindCanceled, "the transfer was canceled locally")
+	}
 	n := 0
 	for len(p) > 0 {
 		k := min(len(p), maxChunk)
@@ -105,6 +112,9 @@ func (s *unixStream) Close() error {
 	s.writing.Store(true) // first: a CancelWrite that sees finning must see writing too
 	defer s.writing.Store(false)
 	s.finning.Store(true)
+	if s.canceled.Load() {
+		return errs.New(errs.KindCanceled, "the transfer was canceled locally")
+	}
 	if _, err := s.conn.Write([]byte{chunkFIN}); err != nil {
 		return s.writeFailed(err)
 	}
@@ -112,9 +122,11 @@ func (s *unixStream) Close() error {
 	return nil
 }
 
-// CancelWrite writes the RESET chunk with code. A Write blocked on a full
-// socket cannot be followed by a chunk head, so it is cut short instead
-// and the socket closed: the reader sees the stream end inside a chunk,
+// CancelWrite writes the RESET chunk with code, never waiting: it runs
+// under its transfer's lock. A Write blocked on a full socket cannot be
+// followed by a chunk head, and a full socket has no room for one, so the
+// stream is cut short instead and the socket closed: the reader sees the
+// stream end inside a chunk (or at a chunk's start, after at least one),
 // which it reads as a reset too, never as a complete payload.
 func (s *unixStream) CancelWrite(code quic.StreamErrorCode) {
 	s.mu.Lock()
@@ -128,11 +140,19 @@ func (s *unixStream) CancelWrite(code quic.StreamErrorCode) {
 		s.cut()
 		return
 	}
-	var b [9]byte
+	if !writeNow(s.conn, resetChunk(code)) {
+		s.cut()
+		return
+	}
+	s.endWrite()
+}
+
+// resetChunk is the RESET chunk carrying code.
+func resetChunk(code quic.StreamErrorCode) []byte {
+	b := make([]byte, 9)
 	b[0] = chunkReset
 	binary.LittleEndian.PutUint64(b[1:], uint64(code))
-	_, _ = s.conn.Write(b[:])
-	s.endWrite()
+	return b
 }
 
 // writeFailed classifies a failed write: the connection's loss when the
@@ -247,7 +267,7 @@ func (s *unixStream) awaitPeerDone() {
 		if _, err := s.conn.Read(b[:]); err != nil {
 			s.mu.Lock()
 			if !s.wDone && !s.finning.Load() {
-				s.refused = true
+				s.peerLeft = true
 				s.endSendLocked()
 			}
 			s.mu.Unlock()
@@ -290,7 +310,7 @@ func (s *unixStream) Context() context.Context {
 	defer s.mu.Unlock()
 	if s.sendDone == nil {
 		s.sendDone = make(chan struct{})
-		if s.wDone || s.refused {
+		if s.wDone || s.peerLeft {
 			s.endSendLocked()
 		} else if s.onClose == nil {
 			s.readEnd = make(chan struct{})
@@ -305,15 +325,27 @@ func (s *unixStream) Context() context.Context {
 }
 
 // watchRequester waits, once the request was read, for the requester's
-// close: nothing else can arrive on the stream after its FIN.
+// close: nothing else can arrive on the stream after its FIN. Once this end
+// abandoned reading, its read side is shut and every read returns at once,
+// so the close is awaited as the socket's hang-up instead.
 func (s *unixStream) watchRequester(readEnd <-chan struct{}) {
 	<-readEnd
 	if s.readCanceled.Load() {
-		return // the read side is shut here: the requester's close cannot be read, and its leaving fails the reply's writes instead
+		if !awaitHangUp(s.conn) {
+			return // closed here: the reply is over
+		}
+	} else {
+		var b [1]byte
+		_, _ = s.conn.Read(b[:])
 	}
-	var b [1]byte
-	_, _ = s.conn.Read(b[:])
+	s.requesterLeft()
+}
+
+// requesterLeft ends an accepted end's sending context: the requester
+// closed its side, abandoning the reply.
+func (s *unixStream) requesterLeft() {
 	s.mu.Lock()
+	s.peerLeft = true
 	s.endSendLocked()
 	s.mu.Unlock()
 }
