@@ -76,6 +76,10 @@ with_broker() {
 		sleep 0.05
 	done
 	"$@" "$url" || status=$?
+	if [ "$status" != 0 ]; then
+		echo "capi: the broker's log:" >&2
+		cat "$work/broker.err" >&2
+	fi
 	kill "$pid"
 	wait "$pid" || true
 	return "$status"
