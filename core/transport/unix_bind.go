@@ -209,6 +209,11 @@ func (b *unixBinder) close() {
 	b.once.Do(func() {
 		close(b.done)
 		_ = b.ln.Close()
+		b.mu.Lock()
+		for _, link := range b.groups {
+			link.wakeWaiters() // streams waiting for room give up: admit must return
+		}
+		b.mu.Unlock()
 		b.wg.Wait()
 		_ = os.Remove(b.path)
 	})

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -298,4 +300,30 @@ func TestUnixReplierLearnsTheRequesterLeftAfterRefusingTheRequest(t *testing.T) 
 	case <-time.After(20 * time.Second):
 		t.Fatal("the replier never learned that its requester left")
 	}
+}
+
+// requesterWatches counts the goroutines watching for a unix requester's
+// leaving (watchRequester).
+func requesterWatches() int {
+	buf := make([]byte, 1<<22)
+	return strings.Count(string(buf[:runtime.Stack(buf, true)]), "watchRequester(")
+}
+
+// A reply canceled while its socket is full is cut, and the watch for the
+// requester's leaving, started while the request still arrived, ends with
+// it: a cut never told the watch that reading was over, so it waited for
+// ever.
+func TestUnixACutReplyEndsItsRequesterWatch(t *testing.T) {
+	base := requesterWatches()
+	out, reply, ex := partialUnixRequest(t)
+	defer out.Cancel()
+	defer reply.Cancel()
+	_ = ex.Canceled() // starts the watch, which waits for the request's end
+	rout, err := ex.Reply(&wire.Data{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fillUnixSocket(t, ex.s.(*unixStream))
+	rout.Cancel() // no room for a RESET chunk: the stream is cut
+	waitUntil(t, "the requester watch ending", func() bool { return requesterWatches() == base })
 }

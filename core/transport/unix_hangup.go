@@ -71,3 +71,40 @@ func writeNow(conn *net.UnixConn, b []byte) bool {
 	}
 	return n == len(b)
 }
+
+// peekHead returns the first bytes waiting on conn, at most max, leaving
+// them there; none at the peer's EOF or on an error. With wait it waits
+// for something to arrive (holding conn's read lock), else it only looks.
+func peekHead(conn *net.UnixConn, max int, wait bool) []byte {
+	raw, err := conn.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	b := make([]byte, max)
+	n := 0
+	peek := func(fd uintptr) bool {
+		for {
+			var err error
+			n, _, err = syscall.Recvfrom(int(fd), b, syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+			switch {
+			case err == syscall.EINTR:
+				continue
+			case err == syscall.EAGAIN || err == syscall.EWOULDBLOCK:
+				n = 0
+				return !wait
+			case err != nil:
+				n = 0
+			}
+			return true
+		}
+	}
+	if wait {
+		err = raw.Read(peek)
+	} else {
+		err = raw.Control(func(fd uintptr) { peek(fd) })
+	}
+	if err != nil {
+		return nil
+	}
+	return b[:n]
+}

@@ -2,8 +2,11 @@ package transport
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -12,6 +15,7 @@ import (
 
 	"github.com/quic-go/quic-go"
 
+	"github.com/weida-go/weida/core/errs"
 	"github.com/weida-go/weida/core/identity"
 	"github.com/weida-go/weida/core/wire"
 )
@@ -84,14 +88,17 @@ func holdTransfers(s *localServer) (release func()) {
 
 // A peer that ignores max_local_streams and opens transfer after transfer
 // (none finished, each an OS connection, each still open) has those beyond
-// the link's bound reset LIMIT_EXCEEDED and closed: the accepting side
-// tracked every one, a descriptor and a goroutine each, without limit.
-func TestUnixStreamsBeyondTheLinksBoundAreReset(t *testing.T) {
+// the link's bound wait, and those beyond the waiting bound reset
+// LIMIT_EXCEEDED and closed: the accepting side tracked every one, a
+// descriptor and a goroutine each, without limit. A one-way transfer
+// refused so fails LimitExceeded: its opener read nothing back, so a
+// refusal by the bound looked like a reader that stopped (Rejected).
+func TestUnixStreamsBeyondTheLinksBoundsAreReset(t *testing.T) {
 	s, c := connectLocal(t, unixKind(t))
 	link := c.local.(*unixLink)
 	defer holdTransfers(s)()
 	const extra = 100
-	conns := joinMany(t, s.addr.SocketPath, link, maxAcceptedStreams+extra, false)
+	conns := joinMany(t, s.addr.SocketPath, link, maxAcceptedStreams+maxWaitingStreams+extra, false)
 	var reset atomic.Int64
 	var readers sync.WaitGroup
 	limitExceeded := string(resetChunk(quic.StreamErrorCode(wire.CodeLimitExceeded)))
@@ -103,22 +110,29 @@ func TestUnixStreamsBeyondTheLinksBoundAreReset(t *testing.T) {
 			}
 		})
 	}
-	waitUntil(t, "the streams beyond the bound being reset", func() bool { return reset.Load() >= extra })
+	waitUntil(t, "the streams beyond the bounds being reset", func() bool { return reset.Load() >= extra })
+
+	out := openTransfer(t, c)
+	<-out.s.(*unixStream).Context().Done() // the refusal arrived
+	if _, err := out.Write([]byte("x")); !errors.Is(err, errs.ErrLimitExceeded) {
+		t.Fatalf("a write to a transfer beyond the bounds: %v, want LimitExceeded", err)
+	}
 	for _, conn := range conns {
 		_ = conn.Close()
 	}
 	readers.Wait()
 	if n := reset.Load(); n != extra {
-		t.Fatalf("%d raw transfers reset, want the %d beyond %d", n, extra, maxAcceptedStreams)
+		t.Fatalf("%d raw transfers reset, want the %d beyond %d + %d", n, extra, maxAcceptedStreams, maxWaitingStreams)
 	}
 }
 
 // A requester that abandons its replies gets its streams back at once,
 // while a slow replier still holds them: past maxAcceptedStreams of those,
 // its next request was closed unanswered ("nothing answers exchanges at
-// that path"), although it never had more than one stream open. Streams
-// whose peer left are not counted against the bound.
-func TestUnixAbandonedRepliesHeldByASlowReplierDoNotRefuseTheNextRequest(t *testing.T) {
+// that path"), although it never had more than one stream open. It waits
+// instead, as for QUIC stream credit, and is served once the replier is
+// done with one of those it holds.
+func TestUnixAbandonedRepliesHeldByASlowReplierDelayTheNextRequest(t *testing.T) {
 	s, c := connectLocal(t, unixKind(t))
 	s.h.answers.Store(true)
 	var held []*Exchange
@@ -127,48 +141,56 @@ func TestUnixAbandonedRepliesHeldByASlowReplierDoNotRefuseTheNextRequest(t *test
 			ex.Refuse(wire.ErrorRejected, wire.CodeCanceled)
 		}
 	}()
-	request := func() (*ReplyHalf, *Exchange, error) {
+	type request struct {
+		reply *ReplyHalf
+		recvd chan error // the reply's Recv and read
+	}
+	send := func() request {
 		out, reply, err := c.OpenBi(testContext(t), &wire.Data{Endpoint: wire.Some("/t")})
 		if err != nil {
-			return nil, nil, err
+			t.Fatal(err)
 		}
 		if _, err := out.Finish(); err != nil {
-			return nil, nil, err
+			t.Fatal(err)
 		}
-		recvd := make(chan error, 1)
+		r := request{reply, make(chan error, 1)}
 		go func() {
 			in, err := reply.Recv(testContext(t))
 			if err == nil {
 				_, err = io.ReadAll(in)
 			}
-			recvd <- err
+			r.recvd <- err
 		}()
+		return r
+	}
+	served := func(r request, what string) *Exchange {
 		select {
 		case ex := <-s.h.exchanges:
-			return reply, ex, nil
-		case err := <-recvd:
-			return nil, nil, err
+			return ex
+		case err := <-r.recvd:
+			t.Fatalf("%s: %v", what, err)
+			return nil
 		}
 	}
-	for i := range maxAcceptedStreams + 20 {
-		reply, ex, err := request()
-		if err != nil {
-			t.Fatalf("request %d, each before it abandoned: %v", i, err)
-		}
-		held = append(held, ex) // the replier is slow: it holds every request
-		reply.Cancel()
+	for i := range maxAcceptedStreams {
+		r := send()
+		held = append(held, served(r, fmt.Sprintf("request %d, each before it abandoned", i)))
+		r.reply.Cancel()
+		<-r.recvd
 	}
-	reply, ex, err := request()
-	if err != nil {
-		t.Fatalf("a request after %d abandoned: %v", len(held), err)
-	}
-	defer reply.Cancel()
+	next := send() // waits: the replier holds maxAcceptedStreams
+	held[0].Refuse(wire.ErrorRejected, wire.CodeCanceled)
+	held = held[1:]
+	ex := served(next, fmt.Sprintf("a request after %d abandoned", maxAcceptedStreams))
 	rout, err := ex.Reply(&wire.Data{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := rout.Finish(); err != nil {
 		t.Fatal(err)
+	}
+	if err := <-next.recvd; err != nil {
+		t.Fatalf("the reply to the request that waited: %v", err)
 	}
 }
 
@@ -213,4 +235,89 @@ func TestUnixListenerAcceptsAgainAfterRunningOutOfDescriptors(t *testing.T) {
 		t.Fatalf("a client dialled once descriptors were back: %v", err)
 	}
 	c2.Close(wire.CodeNoError, "")
+}
+
+// A peer that opens streams and hangs up on them, while the application
+// holds what arrived, does not make this side hold more than the bounds'
+// descriptors: counting out the streams whose peer had left (a first fix
+// of the bound) let every round of opens add maxAcceptedStreams more.
+func TestUnixStreamsAPeerLeftStillCountAgainstTheBound(t *testing.T) {
+	s, c := connectLocal(t, unixKind(t))
+	link := c.local.(*unixLink)
+	defer holdTransfers(s)()
+	b := s.l.local.(*unixBinder)
+	b.mu.Lock()
+	server := b.groups[link.token]
+	b.mu.Unlock()
+	known := func() int { // the peer's streams the server holds or keeps waiting
+		server.mu.Lock()
+		defer server.mu.Unlock()
+		return len(server.live) + len(server.waiting)
+	}
+	first := joinMany(t, s.addr.SocketPath, link, maxAcceptedStreams, false)
+	waitUntil(t, "the first streams being held", func() bool { return known() == maxAcceptedStreams })
+	for _, conn := range first {
+		_ = conn.Close() // the peer hangs up; the application still holds them
+	}
+	const n = maxAcceptedStreams + maxWaitingStreams + 10
+	var reset atomic.Int64
+	var readers sync.WaitGroup
+	limitExceeded := string(resetChunk(quic.StreamErrorCode(wire.CodeLimitExceeded)))
+	for _, conn := range joinMany(t, s.addr.SocketPath, link, n, false) {
+		readers.Go(func() {
+			if got, _ := io.ReadAll(conn); string(got) == limitExceeded {
+				reset.Add(1)
+			}
+		})
+	}
+	waitUntil(t, "every later stream held, waiting or reset", func() bool {
+		return known()-maxAcceptedStreams+int(reset.Load()) == n
+	})
+	if k := known(); k > maxAcceptedStreams+maxWaitingStreams {
+		t.Fatalf("the server holds %d of the peer's streams, over %d + %d", k, maxAcceptedStreams, maxWaitingStreams)
+	}
+	server.end(peerClosedError()) // the cleanup closes the rest; the readers end
+	readers.Wait()
+}
+
+// keeper is a handler that keeps every transfer unread and never blocks,
+// as an application whose queue holds what it has not read yet.
+type keeper struct {
+	*recorder
+	mu   sync.Mutex
+	kept []*InStream
+}
+
+func (k *keeper) Data(_ *Conn, in *InStream) {
+	k.mu.Lock()
+	k.kept = append(k.kept, in)
+	k.mu.Unlock()
+}
+
+// Closing the listener ends the streams waiting for room while the
+// application still holds the streams that fill it: the close waited for
+// every connection's admission first, and those waited for ever.
+func TestUnixListenerClosesWithStreamsWaitingForRoom(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.sock")
+	k := &keeper{recorder: newRecorder()}
+	l, err := ListenUnix(path, NewConfig(), k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := dialLocal(t, &localServer{l: l, addr: identity.Address{Scheme: identity.SchemeUnix, SocketPath: path, Path: "/t"}}, NewConfig(), newRecorder())
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := c.local.(*unixLink)
+	b := l.local.(*unixBinder)
+	b.mu.Lock()
+	server := b.groups[link.token]
+	b.mu.Unlock()
+	joinMany(t, path, link, maxAcceptedStreams+10, false)
+	waitUntil(t, "streams waiting for room", func() bool {
+		server.mu.Lock()
+		defer server.mu.Unlock()
+		return len(server.waiting) == 10
+	})
+	l.Close(wire.CodeShutdown, "test over") // must return
 }

@@ -53,10 +53,12 @@ type unixLink struct {
 
 	mu         sync.Mutex
 	live       map[*unixStream]struct{}
-	accepted   int             // streams in live the peer opened
-	parked     []*net.UnixConn // accepting side: reverse connections to open on
-	parkedC    chan struct{}   // closed and replaced when one is parked
-	everParked bool            // accepting side: the dialler parked at least one
+	accepted   int                  // streams in live the peer opened
+	waiting    map[*unixStream]bool // streams the peer opened past maxAcceptedStreams; true once the peer left
+	room       *sync.Cond           // on mu: an accepted stream ended, or the link
+	parked     []*net.UnixConn      // accepting side: reverse connections to open on
+	parkedC    chan struct{}        // closed and replaced when one is parked
+	everParked bool                 // accepting side: the dialler parked at least one
 	ended      bool
 	err        error
 }
@@ -64,7 +66,8 @@ type unixLink struct {
 func newUnixLink(dialling bool, sockPath string, ctrl *net.UnixConn, token groupToken) *unixLink {
 	l := &unixLink{dialling: dialling, sockPath: sockPath, ctrl: ctrl, token: token,
 		incoming: make(chan *unixStream, MaxLocalStreams), doneCh: make(chan struct{}),
-		live: make(map[*unixStream]struct{}), parkedC: make(chan struct{})}
+		live: make(map[*unixStream]struct{}), waiting: make(map[*unixStream]bool), parkedC: make(chan struct{})}
+	l.room = sync.NewCond(&l.mu)
 	l.ctrlEnd = unixControl{l: l}
 	l.cred, l.hasCred = peerCredentials(ctrl)
 	l.slots.init()
@@ -161,69 +164,122 @@ func (l *unixLink) connect(ctx context.Context) (*net.UnixConn, error) {
 	}
 }
 
-// maxAcceptedStreams bounds the live streams a peer opened on one link.
-// The peer itself waits at MaxLocalStreams of its own; it counts a stream
-// over once its side closed, which for an exchange can come before this
-// side has counted the reply's end, so the bound leaves room for those,
-// and at the bound the streams whose peer has left are counted out (a
-// requester that abandoned replies a slow replier still holds). Past it a
-// stream is reset LIMIT_EXCEEDED: a peer that ignores max_local_streams
-// cannot take this process's descriptors.
+// maxAcceptedStreams bounds the live streams a peer opened on one link:
+// their descriptors, and what the application holds of them. The peer
+// itself waits at MaxLocalStreams of its own, but it counts a stream over
+// once its side closed, which for an exchange can come long before this
+// side is done with it (a requester that abandons a reply a slow replier
+// still holds). So the bound leaves room for those, and a stream beyond it
+// waits unread for one to end, as a QUIC opener waits for stream credit.
 const maxAcceptedStreams = 2 * MaxLocalStreams
+
+// maxWaitingStreams bounds the streams that wait past maxAcceptedStreams.
+// A peer within its max_local_streams never has more waiting (each is live
+// on its side), so one beyond them ignores its cap: it is reset
+// LIMIT_EXCEEDED, and the process's descriptors stay bounded.
+const maxWaitingStreams = MaxLocalStreams
 
 // track records a live stream so the link's end closes it; false (and the
 // stream aborted) when the link already ended, or when the peer opened it
-// beyond maxAcceptedStreams.
+// beyond maxAcceptedStreams and maxWaitingStreams, or left while it waited.
 func (l *unixLink) track(s *unixStream) bool {
-	l.mu.Lock()
 	accepted := s.onClose == nil
-	var left []*unixStream
-	if !l.ended && accepted && l.accepted >= maxAcceptedStreams {
-		left = l.countOutLeftLocked()
+	l.mu.Lock()
+	over, left := false, false
+	if accepted {
+		over, left = l.awaitRoomLocked(s)
 	}
-	ended, over := l.ended, accepted && l.accepted >= maxAcceptedStreams
-	if !ended && !over {
+	ended := l.ended
+	if !ended && !over && !left {
 		l.live[s] = struct{}{}
 		if accepted {
 			l.accepted++
 		}
 	}
 	l.mu.Unlock()
-	for _, r := range left {
-		r.requesterLeft()
+	if !ended && !over && !left {
+		return true
 	}
-	if ended || over {
-		if over && !ended {
-			writeNow(s.conn, resetChunk(quic.StreamErrorCode(wire.CodeLimitExceeded)))
-		}
-		s.abort()
-		if s.onClose != nil {
-			s.onClose()
-		}
-		return false
+	if over && !ended {
+		writeNow(s.conn, resetChunk(quic.StreamErrorCode(wire.CodeLimitExceeded)))
 	}
-	return true
+	s.abort()
+	if s.onClose != nil {
+		s.onClose()
+	}
+	return false
 }
 
-// countOutLeftLocked stops counting the accepted streams whose peer has
-// closed its side, returning them: they stay live (a request may still be
-// unread, a reply still being written) until this side is done with them.
-func (l *unixLink) countOutLeftLocked() []*unixStream {
-	var left []*unixStream
-	for s := range l.live {
-		if s.onClose == nil && !s.uncounted && peerHungUp(s.conn) {
-			s.uncounted = true
-			l.accepted--
-			left = append(left, s)
+// awaitRoomLocked waits, while maxAcceptedStreams of the peer's streams are
+// live, for one of them to end (or the link to). over: no room to wait
+// either; left: the stream's peer left while it waited.
+func (l *unixLink) awaitRoomLocked(s *unixStream) (over, left bool) {
+	if l.ended || l.accepted < maxAcceptedStreams {
+		return false, false
+	}
+	if len(l.waiting) >= maxWaitingStreams {
+		l.dropLeftWaitersLocked()
+	}
+	if len(l.waiting) >= maxWaitingStreams {
+		return true, false
+	}
+	l.waiting[s] = false
+	for !l.ended && l.accepted >= maxAcceptedStreams && !l.waiting[s] && !l.unbinding() {
+		l.room.Wait()
+	}
+	left = l.waiting[s] || l.unbinding()
+	delete(l.waiting, s)
+	return false, left
+}
+
+// unbinding reports whether the accepting side's listener is closing: a
+// stream waiting for room then gives up, so the listener's close does not
+// wait for it.
+func (l *unixLink) unbinding() bool {
+	select {
+	case <-l.binderDone():
+		return true
+	default:
+		return false
+	}
+}
+
+// binderDone is closed once the accepting side's listener closes; nil (never
+// ready) on the dialling side.
+func (l *unixLink) binderDone() <-chan struct{} {
+	if l.binder == nil {
+		return nil
+	}
+	return l.binder.done
+}
+
+// wakeWaiters wakes the streams waiting for room, to look again.
+func (l *unixLink) wakeWaiters() {
+	l.mu.Lock()
+	l.room.Broadcast()
+	l.mu.Unlock()
+}
+
+// dropLeftWaitersLocked marks the waiting streams whose peer hung up (an
+// open abandoned while it waited) and wakes them to close: their requests
+// were never handed to anyone.
+func (l *unixLink) dropLeftWaitersLocked() {
+	dropped := false
+	for w, gone := range l.waiting {
+		if !gone && peerHungUp(w.conn) {
+			l.waiting[w], dropped = true, true
 		}
 	}
-	return left
+	if dropped {
+		l.room.Broadcast()
+	}
 }
 
 func (l *unixLink) forget(s *unixStream) {
 	l.mu.Lock()
-	if _, ok := l.live[s]; ok && s.onClose == nil && !s.uncounted {
+	if _, ok := l.live[s]; ok && s.onClose == nil {
 		l.accepted--
+		l.room.Broadcast()
 	}
 	delete(l.live, s)
 	l.mu.Unlock()
@@ -238,6 +294,8 @@ func (l *unixLink) deliver(s *unixStream) {
 	select {
 	case l.incoming <- s:
 	case <-l.doneCh:
+		s.abort()
+	case <-l.binderDone():
 		s.abort()
 	}
 }
@@ -266,6 +324,7 @@ func (l *unixLink) end(err error) {
 	l.ended, l.err = true, err
 	live, parked := l.live, l.parked
 	l.live, l.parked = nil, nil
+	l.room.Broadcast()
 	l.mu.Unlock()
 	if l.binder != nil {
 		l.binder.forget(l.token)

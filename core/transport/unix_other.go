@@ -24,3 +24,6 @@ func awaitHangUp(*net.UnixConn) bool { return false }
 
 // writeNow: without a non-blocking write, the caller cuts the stream.
 func writeNow(*net.UnixConn, []byte) bool { return false }
+
+// peekHead: without a peek, nothing is seen.
+func peekHead(*net.UnixConn, int, bool) []byte { return nil }

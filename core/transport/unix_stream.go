@@ -44,10 +44,11 @@ type unixStream struct {
 	remaining int  // payload bytes left in the current chunk
 	sawChunk  bool // any chunk arrived (a bare EOF before one means no answer)
 
-	writing      atomic.Bool // a Write or the FIN is under way (CancelWrite must not interleave with it)
-	canceled     atomic.Bool // CancelWrite ran: a failing Write reports Canceled
-	finning      atomic.Bool // Close is writing the FIN: a peer's close after it is no refusal
-	readCanceled atomic.Bool // CancelRead ran: reads fail locally canceled
+	writing      atomic.Bool   // a Write or the FIN is under way (CancelWrite must not interleave with it)
+	canceled     atomic.Bool   // CancelWrite ran: a failing Write reports Canceled
+	finning      atomic.Bool   // Close is writing the FIN: a peer's close after it is no refusal
+	readCanceled atomic.Bool   // CancelRead ran: reads fail locally canceled
+	stopCode     atomic.Uint64 // 1 + the code of a RESET chunk the accepting side wrote back on a one-way stream; 0 for none
 
 	mu       sync.Mutex
 	wDone    bool // nothing more will be written
@@ -59,8 +60,6 @@ type unixStream struct {
 	readEnd  chan struct{} // closed when rDone is set, once a requester watch asked for it
 	reClosed bool
 	onClose  func() // gives the opener's slot back; nil for accepted ends
-
-	uncounted bool // guarded by link.mu: an accepted end whose peer left, no longer counted against maxAcceptedStreams
 }
 
 // readBufferSize covers a chunk head and a 1 KiB message in one read;
@@ -147,6 +146,24 @@ func (s *unixStream) CancelWrite(code quic.StreamErrorCode) {
 	s.endWrite()
 }
 
+// resetCode is the code of a RESET chunk the accepting side wrote back on
+// a one-way stream this side opened, if it wrote one.
+func (s *unixStream) resetCode() (uint64, bool) {
+	if code, ok := parseResetChunk(peekHead(s.conn, len(resetChunk(0)), false)); ok {
+		return code, true
+	}
+	code := s.stopCode.Load()
+	return code - 1, code != 0
+}
+
+// parseResetChunk reads b as a whole RESET chunk.
+func parseResetChunk(b []byte) (uint64, bool) {
+	if len(b) != 9 || b[0] != chunkReset {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint64(b[1:]), true
+}
+
 // resetChunk is the RESET chunk carrying code.
 func resetChunk(code quic.StreamErrorCode) []byte {
 	b := make([]byte, 9)
@@ -173,6 +190,9 @@ func (s *unixStream) writeFailed(err error) error {
 	}
 	if errors.Is(err, net.ErrClosed) {
 		return errs.New(errs.KindCanceled, "the transfer was canceled locally")
+	}
+	if code, ok := s.resetCode(); ok {
+		return refusalError(code, "the local peer stopped reading")
 	}
 	return errs.Wrap(errs.KindRejected, err, "the local peer stopped reading")
 }
@@ -261,7 +281,16 @@ var errLocalNoAnswer = errs.New(errs.KindUnsupported, "nothing answers exchanges
 // A close before this end's FIN can only be a refusal (or the peer's end):
 // the sending side ends then, so a writer idle between chunks learns it
 // without writing, as from STOP_SENDING over QUIC; its next write fails.
+//
+// The accepting side writes one thing back before its close: a RESET chunk
+// when it refuses the stream over its bound. Its code is kept, so the
+// writer's failure names it (LimitExceeded), as a STOP_SENDING code would.
 func (s *unixStream) awaitPeerDone() {
+	// Looked at before it is read: a write failing meanwhile finds the
+	// code either still in the socket or already kept (resetCode).
+	if code, ok := parseResetChunk(peekHead(s.conn, len(resetChunk(0)), true)); ok {
+		s.stopCode.Store(code + 1)
+	}
 	var b [64]byte
 	for {
 		if _, err := s.conn.Read(b[:]); err != nil {
@@ -367,10 +396,7 @@ func (s *unixStream) endWrite() {
 func (s *unixStream) endRead() {
 	s.mu.Lock()
 	s.rDone = true
-	if s.readEnd != nil && !s.reClosed {
-		s.reClosed = true
-		close(s.readEnd)
-	}
+	s.closeReadEndLocked()
 	s.closeIfDoneLocked()
 }
 
@@ -395,8 +421,17 @@ func (s *unixStream) closeIfDoneLocked() {
 func (s *unixStream) cut() {
 	s.mu.Lock()
 	s.rDone = true
+	s.closeReadEndLocked()
 	s.mu.Unlock()
 	s.endWrite()
+}
+
+// closeReadEndLocked tells a requester watch that reading is over.
+func (s *unixStream) closeReadEndLocked() {
+	if s.readEnd != nil && !s.reClosed {
+		s.reClosed = true
+		close(s.readEnd)
+	}
 }
 
 // abort closes the socket at once (the connection ended).
@@ -404,10 +439,7 @@ func (s *unixStream) abort() {
 	s.mu.Lock()
 	s.wDone, s.rDone = true, true
 	s.endSendLocked()
-	if s.readEnd != nil && !s.reClosed {
-		s.reClosed = true
-		close(s.readEnd)
-	}
+	s.closeReadEndLocked()
 	s.mu.Unlock()
 	_ = s.conn.Close()
 }
