@@ -2,13 +2,18 @@ package transport
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"io"
+	"net"
+	"os"
 	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/quic-go/quic-go"
 
 	"github.com/weida-go/weida/core/errs"
 	"github.com/weida-go/weida/core/internal/faults"
@@ -326,4 +331,51 @@ func TestUnixACutReplyEndsItsRequesterWatch(t *testing.T) {
 	fillUnixSocket(t, ex.s.(*unixStream))
 	rout.Cancel() // no room for a RESET chunk: the stream is cut
 	waitUntil(t, "the requester watch ending", func() bool { return requesterWatches() == base })
+}
+
+// socketPair is a connected pair of unix stream sockets.
+func socketPair(t *testing.T) (*net.UnixConn, *net.UnixConn) {
+	t.Helper()
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := func(fd int) *net.UnixConn {
+		f := os.NewFile(uintptr(fd), "socketpair")
+		defer f.Close()
+		c, err := net.FileConn(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Close() })
+		return c.(*net.UnixConn)
+	}
+	return conn(fds[0]), conn(fds[1])
+}
+
+// A requester whose request write fails (the replier stopped reading)
+// while it reads the reply is Rejected, whatever the reply's bytes: the
+// failure peeked at the socket for a RESET chunk, and found one in the
+// middle of the reply's payload, past what the reader had buffered.
+func TestUnixAFailedRequestWriteDoesNotReadTheReplyAsAReset(t *testing.T) {
+	ctrl, _ := socketPair(t) // its peer stays open: the group is live
+	l := newUnixLink(true, "", ctrl, groupToken{})
+	mine, replier := socketPair(t)
+	s := newUnixStream(l, mine, nil, 1, func() {}) // opened as an exchange
+	if !l.track(s) {
+		t.Fatal("the stream was not tracked")
+	}
+	payload := make([]byte, 2*readBufferSize)
+	copy(payload[readBufferSize-5:], resetChunk(quic.StreamErrorCode(wire.CodeLimitExceeded))) // where the buffered read stops
+	chunk := binary.LittleEndian.AppendUint32([]byte{chunkPayload}, uint32(len(payload)))
+	if _, err := replier.Write(append(chunk, payload...)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Read(make([]byte, 10)); err != nil {
+		t.Fatal(err)
+	}
+	_ = replier.CloseRead() // the replier refuses the rest of the request
+	if _, err := s.Write([]byte("more")); !errors.Is(err, errs.ErrRejected) {
+		t.Fatalf("the request's write: %v, want Rejected", err)
+	}
 }

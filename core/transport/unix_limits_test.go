@@ -245,10 +245,7 @@ func TestUnixStreamsAPeerLeftStillCountAgainstTheBound(t *testing.T) {
 	s, c := connectLocal(t, unixKind(t))
 	link := c.local.(*unixLink)
 	defer holdTransfers(s)()
-	b := s.l.local.(*unixBinder)
-	b.mu.Lock()
-	server := b.groups[link.token]
-	b.mu.Unlock()
+	server := serverLink(s.l, link)
 	known := func() int { // the peer's streams the server holds or keeps waiting
 		server.mu.Lock()
 		defer server.mu.Unlock()
@@ -309,15 +306,61 @@ func TestUnixListenerClosesWithStreamsWaitingForRoom(t *testing.T) {
 		t.Fatal(err)
 	}
 	link := c.local.(*unixLink)
+	server := serverLink(l, link)
+	joinMany(t, path, link, maxAcceptedStreams+10, false)
+	waitUntil(t, "streams waiting for room", func() bool { return waitingOn(server) == 10 })
+	l.Close(wire.CodeShutdown, "test over") // must return
+}
+
+// serverLink is the accepting side's link of the group link (a dialled
+// unix connection) belongs to.
+func serverLink(l *Listener, link *unixLink) *unixLink {
 	b := l.local.(*unixBinder)
 	b.mu.Lock()
-	server := b.groups[link.token]
-	b.mu.Unlock()
-	joinMany(t, path, link, maxAcceptedStreams+10, false)
-	waitUntil(t, "streams waiting for room", func() bool {
+	defer b.mu.Unlock()
+	return b.groups[link.token]
+}
+
+// waitingOn counts the streams waiting for room on an accepting link.
+func waitingOn(l *unixLink) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.waiting)
+}
+
+// A full waiting room whose peers all hung up makes room for the next
+// stream: the hung-up waiters were marked to go but still filled the room
+// when the stream that found it full was judged, so it was reset
+// LIMIT_EXCEEDED (a requester abandoning requests as they waited got that
+// once in 256).
+func TestUnixAWaitingRoomOfPeersThatLeftTakesTheNextStream(t *testing.T) {
+	s, c := connectLocal(t, unixKind(t))
+	link := c.local.(*unixLink)
+	defer holdTransfers(s)()
+	server := serverLink(s.l, link)
+	joinMany(t, s.addr.SocketPath, link, maxAcceptedStreams, false)
+	waitUntil(t, "the first streams being held", func() bool { // so that the later ones are those waiting
 		server.mu.Lock()
 		defer server.mu.Unlock()
-		return len(server.waiting) == 10
+		return server.accepted == maxAcceptedStreams
 	})
-	l.Close(wire.CodeShutdown, "test over") // must return
+	waiters := joinMany(t, s.addr.SocketPath, link, maxWaitingStreams, false)
+	waitUntil(t, "the waiting room filling", func() bool { return waitingOn(server) == maxWaitingStreams })
+	for _, conn := range waiters {
+		_ = conn.Close()
+	}
+	next := joinMany(t, s.addr.SocketPath, link, 1, false)[0]
+	reset := make(chan []byte, 1)
+	go func() {
+		got, _ := io.ReadAll(next) // the server's reset and close, or the cleanup's close
+		reset <- got
+	}()
+	waitUntil(t, "the next stream waiting alone", func() bool {
+		select {
+		case got := <-reset:
+			t.Fatalf("the next stream was refused (%x) though every waiter had left", got)
+		default:
+		}
+		return waitingOn(server) == 1
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -53,12 +54,12 @@ type unixLink struct {
 
 	mu         sync.Mutex
 	live       map[*unixStream]struct{}
-	accepted   int                  // streams in live the peer opened
-	waiting    map[*unixStream]bool // streams the peer opened past maxAcceptedStreams; true once the peer left
-	room       *sync.Cond           // on mu: an accepted stream ended, or the link
-	parked     []*net.UnixConn      // accepting side: reverse connections to open on
-	parkedC    chan struct{}        // closed and replaced when one is parked
-	everParked bool                 // accepting side: the dialler parked at least one
+	accepted   int             // streams in live the peer opened
+	waiting    []*unixStream   // streams the peer opened past maxAcceptedStreams, in the order they came
+	room       *sync.Cond      // on mu: an accepted stream ended, or the link
+	parked     []*net.UnixConn // accepting side: reverse connections to open on
+	parkedC    chan struct{}   // closed and replaced when one is parked
+	everParked bool            // accepting side: the dialler parked at least one
 	ended      bool
 	err        error
 }
@@ -66,7 +67,7 @@ type unixLink struct {
 func newUnixLink(dialling bool, sockPath string, ctrl *net.UnixConn, token groupToken) *unixLink {
 	l := &unixLink{dialling: dialling, sockPath: sockPath, ctrl: ctrl, token: token,
 		incoming: make(chan *unixStream, MaxLocalStreams), doneCh: make(chan struct{}),
-		live: make(map[*unixStream]struct{}), waiting: make(map[*unixStream]bool), parkedC: make(chan struct{})}
+		live: make(map[*unixStream]struct{}), parkedC: make(chan struct{})}
 	l.room = sync.NewCond(&l.mu)
 	l.ctrlEnd = unixControl{l: l}
 	l.cred, l.hasCred = peerCredentials(ctrl)
@@ -109,6 +110,7 @@ func (l *unixLink) open(ctx context.Context, exchange bool) (localStream, error)
 		return nil, l.cause()
 	}
 	if !exchange {
+		s.oneWayOpen = true
 		go s.awaitPeerDone()
 	}
 	return s, nil
@@ -174,8 +176,9 @@ func (l *unixLink) connect(ctx context.Context) (*net.UnixConn, error) {
 const maxAcceptedStreams = 2 * MaxLocalStreams
 
 // maxWaitingStreams bounds the streams that wait past maxAcceptedStreams.
-// A peer within its max_local_streams never has more waiting (each is live
-// on its side), so one beyond them ignores its cap: it is reset
+// A peer within its max_local_streams never has more waiting that it has
+// not left (each is live on its side), and those it left are closed when
+// room is needed; one beyond them ignores its cap: it is reset
 // LIMIT_EXCEEDED, and the process's descriptors stay bounded.
 const maxWaitingStreams = MaxLocalStreams
 
@@ -211,10 +214,11 @@ func (l *unixLink) track(s *unixStream) bool {
 }
 
 // awaitRoomLocked waits, while maxAcceptedStreams of the peer's streams are
-// live, for one of them to end (or the link to). over: no room to wait
-// either; left: the stream's peer left while it waited.
+// live or others wait before it, for its turn at a free place (or the
+// link's end). over: no room to wait either; left: the stream's peer left
+// while it waited, or the listener is closing.
 func (l *unixLink) awaitRoomLocked(s *unixStream) (over, left bool) {
-	if l.ended || l.accepted < maxAcceptedStreams {
+	if l.ended || (l.accepted < maxAcceptedStreams && len(l.waiting) == 0) {
 		return false, false
 	}
 	if len(l.waiting) >= maxWaitingStreams {
@@ -223,13 +227,39 @@ func (l *unixLink) awaitRoomLocked(s *unixStream) (over, left bool) {
 	if len(l.waiting) >= maxWaitingStreams {
 		return true, false
 	}
-	l.waiting[s] = false
-	for !l.ended && l.accepted >= maxAcceptedStreams && !l.waiting[s] && !l.unbinding() {
+	l.waiting = append(l.waiting, s)
+	for !l.ended && !s.waitLeft && !l.unbinding() && (l.accepted >= maxAcceptedStreams || l.waiting[0] != s) {
 		l.room.Wait()
 	}
-	left = l.waiting[s] || l.unbinding()
-	delete(l.waiting, s)
-	return false, left
+	l.removeWaiterLocked(s)
+	l.room.Broadcast() // the next in line looks again
+	return false, s.waitLeft || l.unbinding()
+}
+
+// dropLeftWaitersLocked takes the waiting streams whose peer hung up (an
+// open abandoned while it waited) out of the line, and wakes them to
+// close: their requests were never handed to anyone.
+func (l *unixLink) dropLeftWaitersLocked() {
+	for _, w := range slices.Clone(l.waiting) {
+		if peerHungUp(w.conn) {
+			w.waitLeft = true
+			l.removeWaiterLocked(w)
+		}
+	}
+	l.room.Broadcast()
+}
+
+func (l *unixLink) removeWaiterLocked(s *unixStream) {
+	if i := slices.Index(l.waiting, s); i >= 0 {
+		l.waiting = slices.Delete(l.waiting, i, i+1)
+	}
+}
+
+// hasEnded reports whether the link ended (set before done is closed).
+func (l *unixLink) hasEnded() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.ended
 }
 
 // unbinding reports whether the accepting side's listener is closing: a
@@ -260,21 +290,6 @@ func (l *unixLink) wakeWaiters() {
 	l.mu.Unlock()
 }
 
-// dropLeftWaitersLocked marks the waiting streams whose peer hung up (an
-// open abandoned while it waited) and wakes them to close: their requests
-// were never handed to anyone.
-func (l *unixLink) dropLeftWaitersLocked() {
-	dropped := false
-	for w, gone := range l.waiting {
-		if !gone && peerHungUp(w.conn) {
-			l.waiting[w], dropped = true, true
-		}
-	}
-	if dropped {
-		l.room.Broadcast()
-	}
-}
-
 func (l *unixLink) forget(s *unixStream) {
 	l.mu.Lock()
 	if _, ok := l.live[s]; ok && s.onClose == nil {
@@ -294,8 +309,10 @@ func (l *unixLink) deliver(s *unixStream) {
 	select {
 	case l.incoming <- s:
 	case <-l.doneCh:
+		l.forget(s)
 		s.abort()
 	case <-l.binderDone():
+		l.forget(s)
 		s.abort()
 	}
 }

@@ -126,10 +126,8 @@ func (l *unixLink) parkOne() {
 	}
 	s := newUnixStream(l, conn, r, l.id(), nil)
 	if !l.track(s) {
-		select {
-		case <-l.doneCh:
-		default:
-			go l.parkOne() // refused over maxAcceptedStreams: the link goes on, so does its parking
+		if !l.hasEnded() {
+			go l.parkOne() // refused over the bounds: the link goes on, so does its parking
 		}
 		return
 	}

@@ -49,6 +49,7 @@ type unixStream struct {
 	finning      atomic.Bool   // Close is writing the FIN: a peer's close after it is no refusal
 	readCanceled atomic.Bool   // CancelRead ran: reads fail locally canceled
 	stopCode     atomic.Uint64 // 1 + the code of a RESET chunk the accepting side wrote back on a one-way stream; 0 for none
+	headSeen     atomic.Bool   // awaitPeerDone looked at the first bytes back (stopCode is then known), and may read on
 
 	mu       sync.Mutex
 	wDone    bool // nothing more will be written
@@ -60,6 +61,9 @@ type unixStream struct {
 	readEnd  chan struct{} // closed when rDone is set, once a requester watch asked for it
 	reClosed bool
 	onClose  func() // gives the opener's slot back; nil for accepted ends
+
+	oneWayOpen bool // this side opened it one way: awaitPeerDone reads what comes back
+	waitLeft   bool // guarded by link.mu: its peer left while it waited for room
 }
 
 // readBufferSize covers a chunk head and a 1 KiB message in one read;
@@ -148,9 +152,19 @@ func (s *unixStream) CancelWrite(code quic.StreamErrorCode) {
 
 // resetCode is the code of a RESET chunk the accepting side wrote back on
 // a one-way stream this side opened, if it wrote one.
+//
+// Until awaitPeerDone has looked, the socket's head is the first byte back,
+// so a peek there is the answer, unless awaitPeerDone looked meanwhile (and
+// may have read on): then what it kept is.
 func (s *unixStream) resetCode() (uint64, bool) {
-	if code, ok := parseResetChunk(peekHead(s.conn, len(resetChunk(0)), false)); ok {
-		return code, true
+	if !s.oneWayOpen {
+		return 0, false // an exchange's reply reader reads a RESET chunk itself
+	}
+	if !s.headSeen.Load() {
+		code, ok := parseResetChunk(peekHead(s.conn, len(resetChunk(0)), false))
+		if !s.headSeen.Load() {
+			return code, ok
+		}
 	}
 	code := s.stopCode.Load()
 	return code - 1, code != 0
@@ -291,6 +305,7 @@ func (s *unixStream) awaitPeerDone() {
 	if code, ok := parseResetChunk(peekHead(s.conn, len(resetChunk(0)), true)); ok {
 		s.stopCode.Store(code + 1)
 	}
+	s.headSeen.Store(true)
 	var b [64]byte
 	for {
 		if _, err := s.conn.Read(b[:]); err != nil {
