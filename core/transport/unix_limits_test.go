@@ -90,9 +90,10 @@ func holdTransfers(s *localServer) (release func()) {
 // (none finished, each an OS connection, each still open) has those beyond
 // the link's bound wait, and those beyond the waiting bound reset
 // LIMIT_EXCEEDED and closed: the accepting side tracked every one, a
-// descriptor and a goroutine each, without limit. A one-way transfer
-// refused so fails LimitExceeded: its opener read nothing back, so a
-// refusal by the bound looked like a reader that stopped (Rejected).
+// descriptor and a goroutine each, without limit. A transfer or a request
+// refused so fails LimitExceeded: a one-way opener read nothing back, and
+// a request's writer did not look, so a refusal by the bound looked like a
+// reader that stopped (Rejected).
 func TestUnixStreamsBeyondTheLinksBoundsAreReset(t *testing.T) {
 	s, c := connectLocal(t, unixKind(t))
 	link := c.local.(*unixLink)
@@ -116,6 +117,17 @@ func TestUnixStreamsBeyondTheLinksBoundsAreReset(t *testing.T) {
 	<-out.s.(*unixStream).Context().Done() // the refusal arrived
 	if _, err := out.Write([]byte("x")); !errors.Is(err, errs.ErrLimitExceeded) {
 		t.Fatalf("a write to a transfer beyond the bounds: %v, want LimitExceeded", err)
+	}
+	req, reply, err := c.OpenBi(testContext(t), &wire.Data{Endpoint: wire.Some("/t")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the request being refused", func() bool { return peerHungUp(req.s.(*unixStream).conn) })
+	if _, err := req.Write([]byte("x")); !errors.Is(err, errs.ErrLimitExceeded) {
+		t.Fatalf("a write to a request beyond the bounds: %v, want LimitExceeded", err)
+	}
+	if _, err := reply.Recv(testContext(t)); !errors.Is(err, errs.ErrLimitExceeded) {
+		t.Fatalf("the reply to a request beyond the bounds: %v, want LimitExceeded", err)
 	}
 	for _, conn := range conns {
 		_ = conn.Close()

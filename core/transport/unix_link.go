@@ -110,7 +110,6 @@ func (l *unixLink) open(ctx context.Context, exchange bool) (localStream, error)
 		return nil, l.cause()
 	}
 	if !exchange {
-		s.oneWayOpen = true
 		go s.awaitPeerDone()
 	}
 	return s, nil

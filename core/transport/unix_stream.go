@@ -49,7 +49,7 @@ type unixStream struct {
 	finning      atomic.Bool   // Close is writing the FIN: a peer's close after it is no refusal
 	readCanceled atomic.Bool   // CancelRead ran: reads fail locally canceled
 	stopCode     atomic.Uint64 // 1 + the code of a RESET chunk the accepting side wrote back on a one-way stream; 0 for none
-	headSeen     atomic.Bool   // awaitPeerDone looked at the first bytes back (stopCode is then known), and may read on
+	headTaken    atomic.Bool   // a reader may have read the first bytes back (awaitPeerDone: once stopCode is known)
 
 	mu       sync.Mutex
 	wDone    bool // nothing more will be written
@@ -62,8 +62,7 @@ type unixStream struct {
 	reClosed bool
 	onClose  func() // gives the opener's slot back; nil for accepted ends
 
-	oneWayOpen bool // this side opened it one way: awaitPeerDone reads what comes back
-	waitLeft   bool // guarded by link.mu: its peer left while it waited for room
+	waitLeft bool // guarded by link.mu: its peer left while it waited for room
 }
 
 // readBufferSize covers a chunk head and a 1 KiB message in one read;
@@ -151,18 +150,16 @@ func (s *unixStream) CancelWrite(code quic.StreamErrorCode) {
 }
 
 // resetCode is the code of a RESET chunk the accepting side wrote back on
-// a one-way stream this side opened, if it wrote one.
+// a stream this side opened, when it refused it over its bound.
 //
-// Until awaitPeerDone has looked, the socket's head is the first byte back,
-// so a peek there is the answer, unless awaitPeerDone looked meanwhile (and
-// may have read on): then what it kept is.
+// Until a reader took the first bytes back, the socket's head is the first
+// byte the peer wrote, so a peek there is the answer — unless a reader
+// started meanwhile: then only what awaitPeerDone kept is (an exchange's
+// reply reader reads the RESET chunk itself).
 func (s *unixStream) resetCode() (uint64, bool) {
-	if !s.oneWayOpen {
-		return 0, false // an exchange's reply reader reads a RESET chunk itself
-	}
-	if !s.headSeen.Load() {
+	if !s.headTaken.Load() {
 		code, ok := parseResetChunk(peekHead(s.conn, len(resetChunk(0)), false))
-		if !s.headSeen.Load() {
+		if !s.headTaken.Load() {
 			return code, ok
 		}
 	}
@@ -216,6 +213,7 @@ func (s *unixStream) Read(p []byte) (int, error) {
 		return 0, errReadCanceled
 	}
 	if s.r == nil {
+		s.headTaken.Store(true) // before the first byte is taken: resetCode's peek no longer sees the head
 		s.r = bufio.NewReaderSize(s.conn, readBufferSize)
 	}
 	for s.remaining == 0 {
@@ -305,7 +303,7 @@ func (s *unixStream) awaitPeerDone() {
 	if code, ok := parseResetChunk(peekHead(s.conn, len(resetChunk(0)), true)); ok {
 		s.stopCode.Store(code + 1)
 	}
-	s.headSeen.Store(true)
+	s.headTaken.Store(true)
 	var b [64]byte
 	for {
 		if _, err := s.conn.Read(b[:]); err != nil {
