@@ -121,12 +121,17 @@ func writeError(err error) error {
 		if se.Remote {
 			return stopSendingError(uint64(se.ErrorCode))
 		}
-		return errs.New(errs.KindCanceled, "the transfer was canceled locally")
+		return errCanceledLocally()
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return errs.Wrap(errs.KindCanceled, err, "write abandoned")
 	}
 	return lossError(err)
+}
+
+// errCanceledLocally is a transfer's write after this side canceled it.
+func errCanceledLocally() error {
+	return errs.New(errs.KindCanceled, "the transfer was canceled locally")
 }
 
 // readError maps an error from reading a stream half; io.EOF passes through.

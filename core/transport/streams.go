@@ -297,7 +297,7 @@ func (o *OutStream) CancelUnfinished() {
 func (o *OutStream) cancelLocked(code wire.AppCode) {
 	o.state = outCanceled
 	o.s.CancelWrite(quic.StreamErrorCode(code))
-	o.rc.tracker.settle(&o.rc, errs.New(errs.KindCanceled, "the transfer was canceled locally"))
+	o.rc.tracker.settle(&o.rc, errCanceledLocally())
 }
 
 // Receipt is this half's transport receipt; nil for an unwatched half.

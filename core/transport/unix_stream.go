@@ -83,7 +83,7 @@ func (s *unixStream) Write(p []byte) (int, error) {
 	if s.canceled.Load() {
 		// After writing is set: a CancelWrite either sees this write (and
 		// cuts it) or came before it (and it does not start).
-		return 0, errs.New(errs.KindCanceled, "the transfer was canceled locally")
+		return 0, errCanceledLocally()
 	}
 	n := 0
 	for len(p) > 0 {
@@ -115,7 +115,7 @@ func (s *unixStream) Close() error {
 	defer s.writing.Store(false)
 	s.finning.Store(true)
 	if s.canceled.Load() {
-		return errs.New(errs.KindCanceled, "the transfer was canceled locally")
+		return errCanceledLocally()
 	}
 	if _, err := s.conn.Write([]byte{chunkFIN}); err != nil {
 		return s.writeFailed(err)
@@ -158,7 +158,7 @@ func (s *unixStream) CancelWrite(code quic.StreamErrorCode) {
 // reply reader reads the RESET chunk itself).
 func (s *unixStream) resetCode() (uint64, bool) {
 	if !s.headTaken.Load() {
-		code, ok := parseResetChunk(peekHead(s.conn, len(resetChunk(0)), false))
+		code, ok := parseResetChunk(peekHead(s.conn, resetChunkLen, false))
 		if !s.headTaken.Load() {
 			return code, ok
 		}
@@ -169,15 +169,18 @@ func (s *unixStream) resetCode() (uint64, bool) {
 
 // parseResetChunk reads b as a whole RESET chunk.
 func parseResetChunk(b []byte) (uint64, bool) {
-	if len(b) != 9 || b[0] != chunkReset {
+	if len(b) != resetChunkLen || b[0] != chunkReset {
 		return 0, false
 	}
 	return binary.LittleEndian.Uint64(b[1:]), true
 }
 
+// resetChunkLen is a RESET chunk's length: its kind and a u64 code.
+const resetChunkLen = 9
+
 // resetChunk is the RESET chunk carrying code.
 func resetChunk(code quic.StreamErrorCode) []byte {
-	b := make([]byte, 9)
+	b := make([]byte, resetChunkLen)
 	b[0] = chunkReset
 	binary.LittleEndian.PutUint64(b[1:], uint64(code))
 	return b
@@ -189,7 +192,7 @@ func resetChunk(code quic.StreamErrorCode) []byte {
 func (s *unixStream) writeFailed(err error) error {
 	s.endWrite()
 	if s.canceled.Load() {
-		return errs.New(errs.KindCanceled, "the transfer was canceled locally")
+		return errCanceledLocally()
 	}
 	if s.link.peerGone() {
 		return lossError(s.link.cause())
@@ -200,7 +203,7 @@ func (s *unixStream) writeFailed(err error) error {
 		return errs.Wrap(errs.KindCanceled, err, "the requester abandoned the reply")
 	}
 	if errors.Is(err, net.ErrClosed) {
-		return errs.New(errs.KindCanceled, "the transfer was canceled locally")
+		return errCanceledLocally()
 	}
 	if code, ok := s.resetCode(); ok {
 		return refusalError(code, "the local peer stopped reading")
@@ -300,7 +303,7 @@ var errLocalNoAnswer = errs.New(errs.KindUnsupported, "nothing answers exchanges
 func (s *unixStream) awaitPeerDone() {
 	// Looked at before it is read: a write failing meanwhile finds the
 	// code either still in the socket or already kept (resetCode).
-	if code, ok := parseResetChunk(peekHead(s.conn, len(resetChunk(0)), true)); ok {
+	if code, ok := parseResetChunk(peekHead(s.conn, resetChunkLen, true)); ok {
 		s.stopCode.Store(code + 1)
 	}
 	s.headTaken.Store(true)

@@ -72,6 +72,38 @@ func writeNow(conn *net.UnixConn, b []byte) bool {
 	return n == len(b)
 }
 
+// peekFd peeks at most len(b) bytes waiting on fd, without consuming or
+// waiting: (0, nil) is the peer's EOF, EAGAIN an empty socket.
+func peekFd(fd uintptr, b []byte) (int, error) {
+	for {
+		n, _, err := syscall.Recvfrom(int(fd), b, syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		if err != syscall.EINTR {
+			return n, err
+		}
+	}
+}
+
+func isEmpty(err error) bool { return err == syscall.EAGAIN || err == syscall.EWOULDBLOCK }
+
+// peerClosed reports whether the peer closed conn, without consuming
+// anything and without waiting: a zero-byte peek is the peer's EOF. It uses
+// Control, not Read, so it runs beside a Read blocked on the same socket.
+func peerClosed(conn *net.UnixConn) bool {
+	raw, err := conn.SyscallConn()
+	if err != nil {
+		return true
+	}
+	closed := false
+	if err := raw.Control(func(fd uintptr) {
+		var b [1]byte
+		n, err := peekFd(fd, b[:])
+		closed = (n == 0 && err == nil) || (err != nil && !isEmpty(err))
+	}); err != nil {
+		return true
+	}
+	return closed
+}
+
 // peekHead returns the first bytes waiting on conn, at most max, leaving
 // them there; none at the peer's EOF or on an error. With wait it waits
 // for something to arrive (holding conn's read lock), else it only looks.
@@ -83,20 +115,13 @@ func peekHead(conn *net.UnixConn, max int, wait bool) []byte {
 	b := make([]byte, max)
 	n := 0
 	peek := func(fd uintptr) bool {
-		for {
-			var err error
-			n, _, err = syscall.Recvfrom(int(fd), b, syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
-			switch {
-			case err == syscall.EINTR:
-				continue
-			case err == syscall.EAGAIN || err == syscall.EWOULDBLOCK:
-				n = 0
-				return !wait
-			case err != nil:
-				n = 0
-			}
-			return true
+		var err error
+		n, err = peekFd(fd, b)
+		if err != nil {
+			n = 0
+			return !wait || !isEmpty(err) // an empty socket is waited out
 		}
+		return true
 	}
 	if wait {
 		err = raw.Read(peek)
