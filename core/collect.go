@@ -49,7 +49,7 @@ func collect(in *transport.InStream, maxBytes int64) ([]byte, error) {
 	}
 	sp := collectScratch.Get().(*[]byte)
 	defer collectScratch.Put(sp)
-	scratch := (*sp)[:min(int64(len(*sp)), maxBytes+1)]
+	scratch := (*sp)[:min(int64(len(*sp)), satAdd(maxBytes, 1))]
 	n, err := io.ReadFull(in, scratch)
 	switch {
 	case err == io.EOF || err == io.ErrUnexpectedEOF:

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"testing"
 
 	weida "github.com/weida-go/weida/core"
@@ -175,5 +177,57 @@ func TestSubscriberRecvAppendReadsIntoTheLentBuffer(t *testing.T) {
 				t.Fatalf("topic %q (%v), want t", topic, ok)
 			}
 		})
+	}
+}
+
+// math.MaxInt64 is "no ceiling" (the C ABI's SIZE_MAX): every receive that
+// collects a payload takes one of any size with it, on every transport,
+// whether the payload came whole in the first read or not. (The scratch
+// read sized itself by the ceiling plus one, which overflowed: a payload
+// of 2-16 KiB over QUIC, or of any size over a local transport, panicked
+// the receiving process.)
+func TestAReceiveWithoutCeilingTakesEveryPayload(t *testing.T) {
+	const noCeiling = math.MaxInt64
+	for _, tr := range transports {
+		for _, size := range []int{10, 3000, 20 << 10} {
+			t.Run(fmt.Sprintf("%s/%d", tr.name, size), func(t *testing.T) {
+				payload := reqrepPattern(size)
+				srv := testRuntime(t)
+				b := tr.bind(t, srv)
+				pull, err := b.Puller("/nc")
+				if err != nil {
+					t.Fatal(err)
+				}
+				rep, err := b.Replier("/echo")
+				if err != nil {
+					t.Fatal(err)
+				}
+				answered := reqrepAnswer(t, rep, func(ctx context.Context, rep *weida.Replier) error {
+					req, err := rep.Accept(ctx, noCeiling)
+					if err != nil {
+						return err
+					}
+					if !bytes.Equal(req.Payload(), payload) {
+						return fmt.Errorf("a request of %d bytes arrived, want %d", len(req.Payload()), size)
+					}
+					return req.Reply(ctx, payload)
+				})
+				push := pushpullPusher(t, testRuntime(t), nil, b.URL("/nc"))
+				if err := push.Send(ctxFor(t), payload); err != nil {
+					t.Fatal(err)
+				}
+				got, _, err := pull.Recv(ctxFor(t), noCeiling)
+				if err != nil || !bytes.Equal(got, payload) {
+					t.Fatalf("Recv: %d bytes, %v; want the %d sent", len(got), err, size)
+				}
+				reply, err := reqrepRequester(t, b.URL("/echo")).Request(ctxFor(t), payload, noCeiling)
+				if err != nil || !bytes.Equal(reply, payload) {
+					t.Fatalf("Request: a reply of %d bytes, %v; want %d", len(reply), err, size)
+				}
+				if err := <-answered; err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
 	}
 }
