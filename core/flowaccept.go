@@ -41,6 +41,9 @@ func (r *acceptorRoute) enqueue(it inbound) bool {
 func (r *acceptorRoute) enqueueFlow(f *transport.InFlow) bool {
 	select {
 	case r.flows <- f:
+		if r.closed() {
+			r.refuseFlows() // close may have emptied flows before it landed
+		}
 		return true
 	case <-r.done:
 		return false
@@ -73,6 +76,11 @@ func (r *acceptorRoute) next(ctx context.Context) (Incoming, error) {
 // close closes the stream queue and refuses the flows still waiting.
 func (r *acceptorRoute) close() {
 	r.queueRoute.close()
+	r.refuseFlows()
+}
+
+// refuseFlows refuses the flows waiting in flows.
+func (r *acceptorRoute) refuseFlows() {
 	for {
 		select {
 		case f := <-r.flows:

@@ -69,6 +69,11 @@ func (q *queueRoute) enqueue(it inbound) bool {
 	if q.nParked.Load() == 0 {
 		select {
 		case q.items <- it:
+			if q.closed() {
+				// close may have emptied items before it landed there:
+				// what is left is refused here, so nothing waits unread.
+				q.refuseQueued()
+			}
 			return true
 		default:
 		}
@@ -176,6 +181,11 @@ func (q *queueRoute) close() {
 	for _, it := range parked {
 		refuseInbound(it)
 	}
+	q.refuseQueued()
+}
+
+// refuseQueued refuses what waits in items.
+func (q *queueRoute) refuseQueued() {
 	for {
 		select {
 		case it := <-q.items:

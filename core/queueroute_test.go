@@ -3,6 +3,7 @@ package weida
 import (
 	"context"
 	"io"
+	"sync"
 	"testing"
 	"time"
 )
@@ -28,28 +29,11 @@ func realInbound(t *testing.T, n int) []inbound {
 func realInboundFrom(t *testing.T, n int) ([]inbound, *Runtime) {
 	t.Helper()
 	ctx := queueTestCtx(t)
-	server, err := NewRuntime(Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(server.Shutdown)
+	server, b, client := boundAndDialling(t, Config{})
 	pull, err := server.Listener().Puller("/jobs")
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := GenerateIdentity()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := server.Listener().BindQUIC("127.0.0.1:0", id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := NewRuntime(Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(client.Shutdown)
 	push := client.Pusher(TrustByAddress())
 	if err := push.Connect(ctx, b.URL("/jobs")); err != nil {
 		t.Fatal(err)
@@ -64,6 +48,29 @@ func realInboundFrom(t *testing.T, n int) ([]inbound, *Runtime) {
 		}
 	}
 	return items, client
+}
+
+// boundAndDialling is a runtime bound on QUIC loopback under cfg and
+// another to dial it, both shut down at the test's end.
+func boundAndDialling(t *testing.T, cfg Config) (server *Runtime, b *Binding, client *Runtime) {
+	t.Helper()
+	server, err := NewRuntime(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(server.Shutdown)
+	id, err := GenerateIdentity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err = server.Listener().BindQUIC("127.0.0.1:0", id); err != nil {
+		t.Fatal(err)
+	}
+	if client, err = NewRuntime(cfg); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.Shutdown)
+	return server, b, client
 }
 
 // enqueueAll enqueues items on another goroutine and fails the test if
@@ -158,6 +165,36 @@ func TestAConnectionsEndDropsWhatItParked(t *testing.T) {
 	for i, it := range items[1:] {
 		if _, err := it.data.Read(make([]byte, 8)); err == nil {
 			t.Fatalf("parked item %d could still be read after the sweep", i+1)
+		}
+	}
+}
+
+// A transfer that reaches an endpoint as it closes is refused, not left in
+// its queue: close empties the queue once, and an enqueue that passed the
+// closed check before it could land after that emptying, leaving the
+// transfer unread with its stream's credit held for as long as the
+// connection lived (a pusher's drain then waited to its deadline).
+func TestATransferArrivingAsItsPullerClosesIsNotLeftInTheQueue(t *testing.T) {
+	items, _ := realInboundFrom(t, 1)
+	srv, err := NewRuntime(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+	for trial := range 5000 {
+		p, err := srv.Listener().Puller("/race")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := srv.Listener().lookup("/race") // what a connection's router found
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Go(func() { <-start; dispatchData(srv, r, items[0].data) })
+		wg.Go(func() { <-start; _ = p.Close() })
+		close(start)
+		wg.Wait()
+		if n := len(p.q.items); n > 0 {
+			t.Fatalf("trial %d: %d transfer(s) left in a closed Puller's queue, neither refused nor read", trial, n)
 		}
 	}
 }

@@ -1,0 +1,62 @@
+package weida
+
+import (
+	"sync"
+	"testing"
+)
+
+// realInFlow opens a datagram flow from one runtime to an Acceptor of
+// another and takes it: a real inbound flow to hand to other routes.
+func realInFlow(t *testing.T) *IncomingFlow {
+	t.Helper()
+	ctx := queueTestCtx(t)
+	server, b, client := boundAndDialling(t, Config{Datagrams: true})
+	a, err := server.Listener().Acceptor("/f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := client.Peer(TrustByAddress())
+	if err := p.Connect(ctx, b.URL("/f")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.OpenFlow(ctx, FlowMeta{}); err != nil {
+		t.Fatal(err)
+	}
+	in, err := a.Accept(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, ok := in.(*IncomingFlow)
+	if !ok {
+		t.Fatalf("accepted %T, want a flow", in)
+	}
+	return f
+}
+
+// A flow that reaches an Acceptor as it closes is refused, not left in its
+// queue of flows: close empties that queue once, and the enqueue's select
+// could pick the queue over the closed signal after that emptying.
+func TestAFlowArrivingAsItsAcceptorClosesIsNotLeftInTheQueue(t *testing.T) {
+	f := realInFlow(t)
+	srv, err := NewRuntime(Config{Datagrams: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+	for trial := range 5000 {
+		a, err := srv.Listener().Acceptor("/race")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := srv.Listener().lookup("/race") // what a connection's router found
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Go(func() { <-start; dispatchFlow(r, f.in) })
+		wg.Go(func() { <-start; _ = a.Close() })
+		close(start)
+		wg.Wait()
+		if n := len(a.q.flows); n > 0 {
+			t.Fatalf("trial %d: %d flow(s) left in a closed Acceptor's queue, neither refused nor taken", trial, n)
+		}
+	}
+}
