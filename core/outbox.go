@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/weida-go/weida/core/errs"
+	"github.com/weida-go/weida/core/internal/faults"
 	"github.com/weida-go/weida/core/transport"
 	"github.com/weida-go/weida/core/wire"
 )
@@ -273,26 +274,37 @@ func (o *outbox) wait() { o.wg.Wait() }
 // packets cost the receipt tracker nothing, and a drain or a release still
 // waits for the peer to consume the stream (transport.OpenUniUnwatched). A
 // small payload goes out at once when nothing has to wait, with no state
-// kept (SendNowUnwatched); its sequence number, when one is agreed, is
-// drawn once and carried by whichever attempt sends it.
+// kept (SendNowUnwatched), unless the connection numbers its transfers:
+// a number is drawn only once the stream is in hand (numberOpened), so a
+// send that fails first (its context ending while it waits for stream
+// credit, a header the peer would refuse) leaves no gap in the sequence.
 func writeWhole(ctx context.Context, c *transport.Conn, payload []byte, meta TransferMeta) error {
 	h := wholeHeader(c, meta, len(payload))
-	seqNumber(c, &h)
-	if sent, err := c.SendNowUnwatched(&h, payload); err != nil || sent {
-		return err
+	numbered := seqAgreed(c.Agreed().Guarantees)
+	if !numbered {
+		if sent, err := c.SendNowUnwatched(&h, payload); err != nil || sent {
+			return err
+		}
 	}
 	out, err := c.OpenUniUnwatched(ctx, &h)
 	if err != nil {
 		return err
 	}
-	// Only a write that may block needs a watcher to abandon it when ctx ends.
+	if numbered {
+		if err := numberOpened(c, out, &h); err != nil {
+			return err
+		}
+	}
 	sent, err := out.TryWrite(payload)
 	if err != nil {
 		return err
 	}
 	if !sent {
+		// A write that may wait (for flow-control room, or a unix socket's
+		// room for the FIN) is abandoned when ctx ends first; once the FIN
+		// is queued, ctx ending resets nothing: the message went out whole.
 		if ctx.Done() != nil { // a context that cannot end needs no watcher
-			stop := context.AfterFunc(ctx, out.Cancel)
+			stop := context.AfterFunc(ctx, out.CancelUnfinished)
 			defer stop()
 		}
 		if _, err := out.Write(payload); err != nil {
@@ -300,6 +312,9 @@ func writeWhole(ctx context.Context, c *transport.Conn, payload []byte, meta Tra
 		}
 	}
 	_, err = out.Finish()
+	if f := faults.WholeFinished.Load(); f != nil && !sent {
+		(*f)(payload)
+	}
 	return err
 }
 

@@ -256,17 +256,7 @@ func (s *pairBound) send(ctx context.Context, payload []byte, meta TransferMeta)
 	if err != nil {
 		return err
 	}
-	// ctx also bounds a write stalled by flow control: it resets the transfer.
-	stop := context.AfterFunc(ctx, t.Cancel)
-	_, err = t.Write(payload)
-	if !stop() {
-		return errs.Wrap(errs.KindCanceled, ctx.Err(), "send abandoned: the transfer was reset")
-	}
-	if err != nil {
-		return err
-	}
-	_, err = t.Finish()
-	return err
+	return t.sendWhole(ctx, payload)
 }
 
 // open waits for the owning peer, then opens a transfer to it addressed to

@@ -1,11 +1,14 @@
 package weida_test
 
 import (
+	"bytes"
+	"context"
 	"net"
 	"testing"
 	"time"
 
 	weida "github.com/weida-go/weida/core"
+	"github.com/weida-go/weida/core/internal/faults"
 	"github.com/weida-go/weida/internal/udpproxy"
 )
 
@@ -59,5 +62,36 @@ func TestASendKeepsNoReceiptAndTheDrainStillWaitsForItsPuller(t *testing.T) {
 	}
 	if d.Outstanding != 0 || d.Delivered > 1 {
 		t.Fatalf("drained %+v: want nothing outstanding, at most the Open's receipt delivered", d)
+	}
+}
+
+// A Send's context bounds its wait to write, not the message once it is
+// finished: a context that ends after a Send wrote its payload the waiting
+// way and queued the FIN leaves the message whole at the puller. (The
+// watcher that resets a stalled write stayed armed past the FIN, so a
+// deadline passing as Send returned nil reset a message already sent.)
+func TestASendsContextEndingOnceItFinishedLeavesTheMessageWhole(t *testing.T) {
+	srv := pushpullServe(t, weida.Config{})
+	push := pushpullPusher(t, testRuntime(t), nil, srv.url)
+	payload := bytes.Repeat([]byte{7}, 20<<10) // above one non-waiting write's room
+	ctx, cancel := context.WithCancel(ctxFor(t))
+	defer cancel()
+	t.Cleanup(faults.Set(&faults.WholeFinished, func(p []byte) {
+		if &p[0] == &payload[0] {
+			cancel() // the caller's deadline passes as Send returns
+		}
+	}))
+	if err := push.Send(ctx, payload); err != nil {
+		t.Fatalf("send: %v", err)
+	}
+	if ctx.Err() == nil {
+		t.Fatal("the send did not take the waiting way: the test's hook never ran")
+	}
+	body, _, err := srv.pull.Recv(ctxFor(t), int64(len(payload)))
+	if err != nil {
+		t.Fatalf("a message whose Send returned nil: %v", err)
+	}
+	if !bytes.Equal(body, payload) {
+		t.Fatalf("%d bytes arrived, want the %d sent", len(body), len(payload))
 	}
 }

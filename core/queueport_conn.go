@@ -47,7 +47,7 @@ func (p *QueuePort) Deliver(ctx context.Context, to PortConn, meta TransferMeta,
 	if err != nil {
 		return nil, err
 	}
-	return openUniTransfer(ctx, to.c, &h, report)
+	return openUniTransfer(ctx, to.c, &h, report, false) // deliveries are not numbered
 }
 
 // Confirm answers a producer's exchange with DATA {achieved: level} and

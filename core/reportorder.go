@@ -118,8 +118,8 @@ func refuseReportOrder(meta TransferMeta) error {
 // sendReporting writes payload as one whole transfer on what open opens
 // and returns the transfer's Cursors (nil when order is empty). The order
 // is checked before open, so a bad one sends nothing and waits for no
-// connection. ctx also bounds a write stalled by flow control: it resets
-// the transfer.
+// connection. ctx also bounds a write stalled by flow control or a unix
+// socket's FIN waiting for room: it resets the transfer (sendWhole).
 func sendReporting(ctx context.Context, payload []byte, order ReportOrder,
 	open func(TransferMeta) (*OutgoingTransfer, error)) (*Cursors, error) {
 	meta := TransferMeta{Report: order}.whole(len(payload))
@@ -131,15 +131,7 @@ func sendReporting(ctx context.Context, payload []byte, order ReportOrder,
 		return nil, err
 	}
 	cursors := t.Cursors()
-	stop := context.AfterFunc(ctx, t.Cancel)
-	_, err = t.Write(payload)
-	if !stop() {
-		err = errs.Wrap(errs.KindCanceled, ctx.Err(), "send abandoned: the transfer was reset")
-	}
-	if err == nil {
-		_, err = t.Finish()
-	}
-	if err != nil {
+	if err := t.sendWhole(ctx, payload); err != nil {
 		if cursors != nil {
 			_ = cursors.Close()
 		}

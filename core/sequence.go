@@ -1,6 +1,7 @@
 package weida
 
 import (
+	"math"
 	"sync"
 	"sync/atomic"
 
@@ -84,6 +85,21 @@ func seqForget(c *transport.Conn) { seqConns.Delete(c) }
 // opened on c, the next number of its scope on c (DATA key 6), when c
 // agreed on sequencing. Beyond guarantee.MaxSequenceScopes scopes the
 // transfer goes out unnumbered, which the receiver passes straight through.
+// numberOpened draws h's sequence number for out, a one-way transfer that
+// holds its stream and has written nothing, and rewrites its header with
+// it. The header is first checked with the largest number there is, so a
+// header the peer would refuse spends no number: every number drawn goes
+// on the wire.
+func numberOpened(c *transport.Conn, out *transport.OutStream, h *wire.Data) error {
+	h.Sequence = wire.Some(uint64(math.MaxUint64))
+	if err := out.Restamp(h); err != nil {
+		return err
+	}
+	h.Sequence = wire.Opt[uint64]{}
+	seqNumber(c, h)
+	return out.Restamp(h)
+}
+
 func seqNumber(c *transport.Conn, h *wire.Data) {
 	if !seqAgreed(c.Agreed().Guarantees) {
 		return

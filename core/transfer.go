@@ -138,6 +138,26 @@ func (t *OutgoingTransfer) Cancel() { t.out.Cancel() }
 // (transport.OutStream.CancelUnfinished).
 func (t *OutgoingTransfer) cancelUnfinished() { t.out.CancelUnfinished() }
 
+// sendWhole writes payload and finishes the transfer. ctx bounds the waits
+// on the way (flow-control room, a unix socket's room for the FIN): ending
+// first, it resets the transfer and the send fails Canceled with ctx's
+// error; once the FIN is queued, ctx ending changes nothing, as the payload
+// went out whole.
+func (t *OutgoingTransfer) sendWhole(ctx context.Context, payload []byte) error {
+	if ctx.Done() != nil { // a context that cannot end needs no watcher
+		stop := context.AfterFunc(ctx, t.cancelUnfinished)
+		defer stop()
+	}
+	_, err := t.Write(payload)
+	if err == nil {
+		_, err = t.Finish()
+	}
+	if err != nil && ctx.Err() != nil && errs.KindOf(err) == errs.KindCanceled {
+		return errs.Wrap(errs.KindCanceled, ctx.Err(), "send abandoned: the transfer was reset")
+	}
+	return err
+}
+
 // Delivery is the transport receipt of a finished transfer.
 type Delivery struct {
 	receipt *transport.Receipt
@@ -322,14 +342,14 @@ func openTransferAt(ctx context.Context, c *transport.Conn, path string, meta Tr
 	if err != nil {
 		return nil, err
 	}
-	seqNumber(c, &h)
-	return openUniTransfer(ctx, c, &h, report)
+	return openUniTransfer(ctx, c, &h, report, seqAgreed(c.Agreed().Guarantees))
 }
 
 // openUniTransfer opens a one-way transfer on c carrying h, with report
-// (nil when none was ordered), canceled if the open fails. Both layers'
-// state take one allocation.
-func openUniTransfer(ctx context.Context, c *transport.Conn, h *wire.Data, report *reportFeed) (*OutgoingTransfer, error) {
+// (nil when none was ordered), canceled if the open fails. A numbered
+// transfer draws its sequence number once its stream is in hand
+// (numberOpened). Both layers' state take one allocation.
+func openUniTransfer(ctx context.Context, c *transport.Conn, h *wire.Data, report *reportFeed, numbered bool) (*OutgoingTransfer, error) {
 	both := &struct {
 		t   OutgoingTransfer
 		out transport.OutStream
@@ -337,6 +357,12 @@ func openUniTransfer(ctx context.Context, c *transport.Conn, h *wire.Data, repor
 	if err := c.OpenUniInto(ctx, h, &both.out); err != nil {
 		report.cancel()
 		return nil, err
+	}
+	if numbered {
+		if err := numberOpened(c, &both.out, h); err != nil {
+			report.cancel()
+			return nil, err
+		}
 	}
 	both.t.init(&both.out, report)
 	return &both.t, nil

@@ -16,7 +16,8 @@ import (
 // that does not read filled it, even the one-byte FIN waits for room. Every
 // call below must still return once its context ends. Before the fix,
 // Request, Survey and Reply waited in their FIN for as long as the peer
-// did not read, and so did a Send whose payload had just fit, and a Replier.Accept or a reply's
+// did not read, and so did a Send whose payload had just fit (and, later,
+// a SendReporting's, which stopped its watcher before the FIN), and a Replier.Accept or a reply's
 // Recv whose request was still arriving never returned at all.
 
 // finWaitSizes are payload sizes around the default socket send buffer:
@@ -62,6 +63,30 @@ func TestUnixSendsReturnWhenTheirContextEndsThoughThePeerDoesNotRead(t *testing.
 				}
 				push := pushpullPusher(t, testRuntime(t), nil, b.URL("/p"))
 				returnsAfterItsContext(t, "Pusher.Send", func(ctx context.Context) error { return push.Send(ctx, payload) })
+			})
+			t.Run("SendReporting", func(t *testing.T) {
+				b := bindTestUnix(t, testRuntime(t))
+				if _, err := b.Puller("/p"); err != nil { // never read
+					t.Fatal(err)
+				}
+				push := pushpullPusher(t, testRuntime(t), nil, b.URL("/p"))
+				returnsAfterItsContext(t, "Pusher.SendReporting", func(ctx context.Context) error {
+					_, err := push.SendReporting(ctx, payload, weida.ReportOrder{Levels: []uint64{weida.Processed}})
+					return err
+				})
+			})
+			t.Run("PairSend", func(t *testing.T) {
+				b := bindTestUnix(t, testRuntime(t))
+				bound, err := b.Pair("/pair")
+				if err != nil {
+					t.Fatal(err)
+				}
+				dialling := pairDial(t, b.URL("/pair"))
+				if err := dialling.Send(ctxFor(t), []byte("first")); err != nil { // it claims the bound end
+					t.Fatal(err)
+				}
+				pairExpect(t, bound, "first") // and then reads no more
+				returnsAfterItsContext(t, "Paired.Send", func(ctx context.Context) error { return bound.Send(ctx, payload) })
 			})
 			t.Run("Request", func(t *testing.T) {
 				b := bindTestUnix(t, testRuntime(t))

@@ -94,6 +94,18 @@ func (o *OutStream) writeData(h *wire.Data) error {
 	return o.setFrame(wire.AppendDataFrame(o.header[:0], h))
 }
 
+// Restamp replaces the DATA header of a one-way transfer that has written
+// nothing yet, checking it against the peer's limit as the open did (a
+// header it would refuse resets the stream, with a LimitExceeded error). A
+// sender draws a transfer's sequence number only once it holds the
+// transfer's stream, so a send that fails before that spends none.
+func (o *OutStream) Restamp(h *wire.Data) error {
+	if o.pending == nil || o.written != 0 {
+		return errs.New(errs.KindRuntime, "restamp: the transfer's header was already written")
+	}
+	return o.writeData(h)
+}
+
 // setFrame makes buf, a preamble and header, the pending frame start.
 func (o *OutStream) setFrame(buf []byte) error {
 	if n, _, _ := wire.ParseVarint(buf[2:]); n > o.c.agreed.SendMaxHeaderBytes {

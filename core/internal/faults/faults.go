@@ -17,6 +17,12 @@ var SendNowQueued atomic.Pointer[func(payload []byte, stopped <-chan struct{})]
 // the transfer got out whole.
 var LocalFINQueued atomic.Pointer[func()]
 
+// WholeFinished, when set, runs after a one-way message written the waiting
+// way (its payload did not go out in one non-waiting write) was finished,
+// before its Send returns: the caller's context may end there, once the
+// message is wholly sent.
+var WholeFinished atomic.Pointer[func(payload []byte)]
+
 // Set installs f at point p until the returned function restores what was
 // there.
 func Set[F any](p *atomic.Pointer[F], f F) (restore func()) {
