@@ -63,14 +63,19 @@ var pushSubjects = []struct {
 	// Puller needs (it is fed by every connection of its path): the raw
 	// stack doing the least weida's receive API must do.
 	{"rawquic+tracer+handoff", func(tb testing.TB, messages int) pushSubject {
-		return openRawPushHandedOff(tb, messages, nil)
+		return openRawPushHandedOff(tb, messages, nil, false)
 	}},
 	// And the bytes weida's wire puts before each payload (its preamble
 	// and DATA header, as Pusher.Send writes them), skipped unread: what
 	// the protocol's framing costs the transport, without weida's code.
 	{"rawquic+tracer+handoff+header", func(tb testing.TB, messages int) pushSubject {
-		h := wire.Data{Endpoint: wire.Some(benchPath), ContentLen: wire.Some[uint64](pushBytes)}
-		return openRawPushHandedOff(tb, messages, wire.AppendDataFrame(nil, &h))
+		return openRawPushHandedOff(tb, messages, pushHeader(), false)
+	}},
+	// And each stream's credit held until the consumer took its message,
+	// as a Puller holds it until its caller read the payload: what makes a
+	// full queue stall its pushers and a drain wait for the reader.
+	{"rawquic+tracer+handoff+header+credit", func(tb testing.TB, messages int) pushSubject {
+		return openRawPushHandedOff(tb, messages, pushHeader(), true)
 	}},
 }
 
@@ -491,8 +496,8 @@ func openRawPush(tb testing.TB, messages int, withTracer bool) pushSubject {
 // openRawPushHandedOff is the raw stack with the tracer and the hand-off;
 // each message carries header before its payload, and the consumer counts
 // the payload alone.
-func openRawPushHandedOff(tb testing.TB, messages int, header []byte) pushSubject {
-	pair := establishRaw(tb, true)
+func openRawPushHandedOff(tb testing.TB, messages int, header []byte, holdCredit bool) pushSubject {
+	pair := establishRawWith(tb, rawquic.Options{Tracer: true, HoldStreamCredit: holdCredit})
 	t := newTally(messages)
 	pair.ServeDrainHandedOff(len(header)+pushBytes, weida.DefaultEndpointQueue, func(n int, err error) {
 		t.count(n-len(header), err)
@@ -514,9 +519,20 @@ func (r *rawPush) awaitDrained(ctx context.Context) error {
 	}
 }
 
+// pushHeader is the preamble and DATA header Pusher.Send puts before a
+// pushBytes payload to benchPath.
+func pushHeader() []byte {
+	h := wire.Data{Endpoint: wire.Some(benchPath), ContentLen: wire.Some[uint64](pushBytes)}
+	return wire.AppendDataFrame(nil, &h)
+}
+
 func establishRaw(tb testing.TB, withTracer bool) *rawquic.Pair {
+	return establishRawWith(tb, rawquic.Options{Tracer: withTracer})
+}
+
+func establishRawWith(tb testing.TB, o rawquic.Options) *rawquic.Pair {
 	tb.Helper()
-	pair, err := rawquic.Establish(tb.Context(), withTracer)
+	pair, err := rawquic.EstablishWith(tb.Context(), o)
 	if err != nil {
 		tb.Fatalf("establishing the raw QUIC connection: %v", err)
 	}

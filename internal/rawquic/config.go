@@ -13,8 +13,8 @@ import (
 // limits (1 MiB stream / 16 MiB connection windows with initial = max, 1024
 // bidi / 2048 uni streams, the same timeouts), so a difference measured
 // against weida is weida's own work. The dialling side also gets weida's
-// keep-alive period. withTracer installs NopTracer on the connection.
-func Config(dialling, withTracer bool) *quic.Config {
+// keep-alive period. o says what else of weida's the connection takes on.
+func Config(dialling bool, o Options) *quic.Config {
 	qc := &quic.Config{
 		HandshakeIdleTimeout:           transport.DefaultHandshakeTimeout,
 		MaxIdleTimeout:                 transport.DefaultIdleTimeout,
@@ -28,10 +28,24 @@ func Config(dialling, withTracer bool) *quic.Config {
 	if dialling {
 		qc.KeepAlivePeriod = transport.DefaultKeepAlive
 	}
-	if withTracer {
+	if o.Tracer {
 		qc.Tracer = NopTracer
 	}
+	qc.RequireStreamCreditRelease = o.HoldStreamCredit
 	return qc
+}
+
+// Options are the pieces of weida's QUIC use a baseline can take on, one
+// at a time, to price each.
+type Options struct {
+	// Tracer installs NopTracer on both ends, as weida installs its
+	// receipt tracker on both.
+	Tracer bool
+	// HoldStreamCredit gives a stream's credit back to the peer only when
+	// its reader released it (quic.Config.RequireStreamCreditRelease), as
+	// weida holds a one-way transfer's until it was read: what makes a full
+	// queue stall its senders and a drain wait for the reader.
+	HoldStreamCredit bool
 }
 
 // NopTracer is a quic.Config Tracer whose recorder ignores every event.

@@ -30,6 +30,8 @@ type Pair struct {
 
 	mu       sync.Mutex
 	serveErr error // the first failure of the server loop
+
+	holdsCredit bool // a drained stream's credit returns only once released
 }
 
 // Establish binds a server on 127.0.0.1 and dials it, with TLS 1.3 on a
@@ -37,6 +39,11 @@ type Pair struct {
 // that the client verifies as its only root. withTracer installs NopTracer
 // on both ends, as weida installs its receipt tracker on both.
 func Establish(ctx context.Context, withTracer bool) (*Pair, error) {
+	return EstablishWith(ctx, Options{Tracer: withTracer})
+}
+
+// EstablishWith is Establish with the options o on both ends.
+func EstablishWith(ctx context.Context, o Options) (*Pair, error) {
 	serverTLS, clientTLS, err := tlsConfigs()
 	if err != nil {
 		return nil, err
@@ -45,12 +52,12 @@ func Establish(ctx context.Context, withTracer bool) (*Pair, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rawquic: cannot bind the server: %w", err)
 	}
-	p := &Pair{udp: udp, tr: &quic.Transport{Conn: udp}}
-	if p.ln, err = p.tr.Listen(serverTLS, Config(false, withTracer)); err != nil {
+	p := &Pair{udp: udp, tr: &quic.Transport{Conn: udp}, holdsCredit: o.HoldStreamCredit}
+	if p.ln, err = p.tr.Listen(serverTLS, Config(false, o)); err != nil {
 		p.Close()
 		return nil, fmt.Errorf("rawquic: cannot listen: %w", err)
 	}
-	if p.Client, err = quic.DialAddr(ctx, udp.LocalAddr().String(), clientTLS, Config(true, withTracer)); err != nil {
+	if p.Client, err = quic.DialAddr(ctx, udp.LocalAddr().String(), clientTLS, Config(true, o)); err != nil {
 		p.Close()
 		return nil, fmt.Errorf("rawquic: cannot dial: %w", err)
 	}

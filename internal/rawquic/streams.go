@@ -28,6 +28,9 @@ func (p *Pair) ServeEcho(reply []byte, maxRequest int) {
 				s.CancelWrite(abortCode)
 				p.fail(err)
 			}
+			if p.holdsCredit {
+				s.ReleaseStreamCredit()
+			}
 		}
 	})
 }
@@ -47,34 +50,48 @@ func answer(s *quic.Stream, buf, reply []byte) error {
 // then reported to received, with its length or the error that cut it
 // short, on the loop's one goroutine.
 func (p *Pair) ServeDrain(maxMessage int, received func(n int, err error)) {
-	p.drain(maxMessage, func(msg []byte, err error) { received(len(msg), err) }, nil)
+	p.drain(maxMessage, func(msg []byte, err error, s *quic.ReceiveStream) {
+		received(len(msg), err)
+		p.released(s)
+	}, nil)
 }
 
 // ServeDrainHandedOff is ServeDrain with the one hand-off a receive API
 // needs when its consumer is not the connection's accept loop (one puller
 // fed by any number of connections): each message is copied out of the
 // read buffer and passed through a queue of queueLen to a consumer
-// goroutine, which reports it to received.
+// goroutine, which reports it to received. When the pair holds stream
+// credit, the consumer releases each stream's once it took the message, as
+// a weida Puller does once its caller read the payload.
 func (p *Pair) ServeDrainHandedOff(maxMessage, queueLen int, received func(n int, err error)) {
 	type message struct {
 		body []byte
 		err  error
+		s    *quic.ReceiveStream
 	}
 	queue := make(chan message, queueLen)
 	go func() {
 		for m := range queue {
 			received(len(m.body), m.err)
+			p.released(m.s)
 		}
 	}()
-	p.drain(maxMessage, func(msg []byte, err error) {
-		queue <- message{body: append([]byte(nil), msg...), err: err}
+	p.drain(maxMessage, func(msg []byte, err error, s *quic.ReceiveStream) {
+		queue <- message{body: append([]byte(nil), msg...), err: err, s: s}
 	}, func() { close(queue) })
+}
+
+// released gives s's credit back when the pair holds it until then.
+func (p *Pair) released(s *quic.ReceiveStream) {
+	if p.holdsCredit {
+		s.ReleaseStreamCredit()
+	}
 }
 
 // drain runs the server loop reading every unidirectional stream to its
 // FIN into one buffer and handing it to each; ended (when not nil) runs
 // once the loop stops.
-func (p *Pair) drain(maxMessage int, each func(msg []byte, err error), ended func()) {
+func (p *Pair) drain(maxMessage int, each func(msg []byte, err error, s *quic.ReceiveStream), ended func()) {
 	buf := make([]byte, maxMessage+1)
 	p.serve(func() error {
 		if ended != nil {
@@ -89,7 +106,7 @@ func (p *Pair) drain(maxMessage int, each func(msg []byte, err error), ended fun
 			if err != nil {
 				s.CancelRead(abortCode)
 			}
-			each(buf[:n], err)
+			each(buf[:n], err, s)
 		}
 	})
 }

@@ -69,7 +69,9 @@ func (w *writer) glance() {
 		"with their own ratios. quic-go+qlog is raw quic-go with a qlog tracer that records nothing on both ends: weida learns " +
 		"what its peer acknowledged only from quic-go's qlog events, which quic-go builds for every packet once any tracer is " +
 		"attached; each section's ratio table splits weida's gap to raw quic-go into that (quic-go+qlog / quic-go) and the rest " +
-		"(weida / quic-go+qlog).")
+		"(weida / quic-go+qlog). Where the run has it, quic-go+floor is raw quic-go doing the least weida's design requires: " +
+		"the tracer, weida's header bytes, a hand-off of each received message to one consumer goroutine and stream credit " +
+		"held until that consumer took it; weida / quic-go+floor is then what weida's own code costs.")
 	w.p("")
 	peers := w.peers()
 	head := []string{"Workload", "Figure"}

@@ -22,8 +22,10 @@ var palette = map[string]color.RGBA{
 	"quic-go": {R: 0xff, G: 0x7f, B: 0x0e, A: 0xff},
 	// quic-go with a qlog tracer: quic-go's orange, paler.
 	"quic-go+qlog": {R: 0xff, G: 0xbb, B: 0x78, A: 0xff},
-	"NATS":         {R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff},
-	"ZeroMQ":       {R: 0xd6, G: 0x27, B: 0x28, A: 0xff},
+	// quic-go doing the least weida's design requires: quic-go's brown.
+	"quic-go+floor": {R: 0x8c, G: 0x56, B: 0x4b, A: 0xff},
+	"NATS":          {R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff},
+	"ZeroMQ":        {R: 0xd6, G: 0x27, B: 0x28, A: 0xff},
 }
 
 func colorOf(system string) color.Color {

@@ -27,6 +27,7 @@ func (sys System) StartBulkSink(_ context.Context, done func(int64, error)) (sys
 			return
 		}
 		n, err := io.CopyBuffer(io.Discard, onlyReader{s}, make([]byte, bulkReadBuffer))
+		s.ReleaseStreamCredit() // a no-op but for the floor
 		done(n, err)
 	})
 }

@@ -12,6 +12,9 @@ import (
 // StartEcho implements system.System: every bidirectional stream is read
 // to its FIN, answered with its bytes and finished.
 func (sys System) StartEcho(_ context.Context, maxSize int) (system.Server, error) {
+	if sys.Floor {
+		return sys.startFloorEcho(maxSize)
+	}
 	return sys.listen(func(ctx context.Context, c *quic.Conn) {
 		serveExchanges(ctx, c, maxSize, func(request []byte) []byte { return request })
 	})
@@ -40,10 +43,13 @@ func serveExchanges(ctx context.Context, c *quic.Conn, maxSize int, reply func(r
 	}
 }
 
-// requester is one client connection.
+// requester is one client connection; the floor's frames each request in
+// frame's room and reads past the reply's header.
 type requester struct {
 	c     *quic.Conn
 	reply []byte
+	floor bool
+	frame []byte
 }
 
 // DialEcho implements system.System.
@@ -52,14 +58,29 @@ func (sys System) DialEcho(ctx context.Context, addr string, maxSize int) (syste
 	if err != nil {
 		return nil, err
 	}
+	if sys.Floor {
+		return &requester{c: c, reply: make([]byte, maxSize+floorHeaderRoom+1), floor: true}, nil
+	}
 	return &requester{c: c, reply: make([]byte, maxSize+1)}, nil
 }
 
 // Request runs one exchange.
 func (r *requester) Request(ctx context.Context, payload []byte) error {
-	n, err := exchange(ctx, r.c, payload, r.reply)
+	request := payload
+	if r.floor {
+		r.frame = framed(r.frame, floorEchoPath, "", payload)
+		request = r.frame
+	}
+	n, err := exchange(ctx, r.c, request, r.reply)
 	if err != nil {
 		return err
+	}
+	if r.floor {
+		body, err := payloadOf(r.reply[:n])
+		if err != nil {
+			return err
+		}
+		n = len(body)
 	}
 	if n != len(payload) {
 		return fmt.Errorf("quic-go: a reply of %d bytes, want %d", n, len(payload))

@@ -11,24 +11,43 @@ import (
 // StartSink implements system.System: every unidirectional stream is read
 // to its FIN as one message.
 func (sys System) StartSink(_ context.Context, maxSize int, received func(int, error)) (system.Server, error) {
+	if sys.Floor {
+		return sys.startFloorSink(maxSize, received)
+	}
 	return sys.listen(func(ctx context.Context, c *quic.Conn) {
-		buf := make([]byte, maxSize+1)
-		for {
-			s, err := c.AcceptUniStream(ctx)
-			if err != nil {
-				return
-			}
-			n, err := system.ReadWhole(s, buf)
-			if err != nil {
-				s.CancelRead(abortCode)
-			}
-			received(n, err)
-		}
+		readEachUni(ctx, c, make([]byte, maxSize+1), func(_ *quic.ReceiveStream, msg []byte, err error) bool {
+			received(len(msg), err)
+			return true
+		})
 	})
 }
 
-// sender is one producer's connection.
-type sender struct{ c *quic.Conn }
+// readEachUni is an accept loop of c's unidirectional streams: each is read
+// to its FIN into buf (one that fails is stopped) and handed to each with
+// its stream, until ctx ends or each reports false.
+func readEachUni(ctx context.Context, c *quic.Conn, buf []byte, each func(s *quic.ReceiveStream, msg []byte, err error) bool) {
+	for {
+		s, err := c.AcceptUniStream(ctx)
+		if err != nil {
+			return
+		}
+		n, err := system.ReadWhole(s, buf)
+		if err != nil {
+			s.CancelRead(abortCode)
+		}
+		if !each(s, buf[:n], err) {
+			return
+		}
+	}
+}
+
+// sender is one producer's connection; the floor's frames each message in
+// frame's room.
+type sender struct {
+	c     *quic.Conn
+	floor bool
+	frame []byte
+}
 
 // DialSource implements system.System.
 func (sys System) DialSource(ctx context.Context, addr string) (system.Sender, error) {
@@ -36,7 +55,7 @@ func (sys System) DialSource(ctx context.Context, addr string) (system.Sender, e
 	if err != nil {
 		return nil, err
 	}
-	return &sender{c: c}, nil
+	return &sender{c: c, floor: sys.Floor}, nil
 }
 
 // Send opens a unidirectional stream, writes payload and finishes it.
@@ -44,6 +63,10 @@ func (s *sender) Send(ctx context.Context, payload []byte) error {
 	st, err := s.c.OpenUniStreamSync(ctx)
 	if err != nil {
 		return err
+	}
+	if s.floor {
+		s.frame = framed(s.frame, floorSinkPath, "", payload)
+		payload = s.frame
 	}
 	if _, err := st.Write(payload); err != nil {
 		return err

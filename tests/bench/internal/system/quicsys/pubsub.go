@@ -14,6 +14,8 @@ import (
 // unidirectional stream per copy, in the publishing goroutine.
 type publisher struct {
 	*listener
+	floor bool
+	frame []byte
 }
 
 // StartPublisher implements system.System. A subscriber is whoever
@@ -23,10 +25,14 @@ func (sys System) StartPublisher(_ context.Context, _ int) (system.Publisher, er
 	if err != nil {
 		return nil, err
 	}
-	return &publisher{listener: l}, nil
+	return &publisher{listener: l, floor: sys.Floor}, nil
 }
 
 func (p *publisher) Publish(payload []byte) error {
+	if p.floor {
+		p.frame = framed(p.frame, floorPubPath, floorTopic, payload)
+		payload = p.frame
+	}
 	for _, c := range p.accepted() {
 		s, err := c.OpenUniStreamSync(c.Context())
 		if err != nil {
@@ -61,20 +67,17 @@ func (sys System) DialSubscribers(ctx context.Context, addr string, n, maxSize i
 			return nil, fmt.Errorf("subscriber %d: %w", i, err)
 		}
 		s.conns = append(s.conns, c)
+		if sys.Floor {
+			floorSubscribe(s.loops, c, maxSize, func(body []byte) { received(i, body) })
+			continue
+		}
 		s.loops.Go(func(ctx context.Context) {
-			buf := make([]byte, maxSize+1)
-			for {
-				st, err := c.AcceptUniStream(ctx)
-				if err != nil {
-					return
+			readEachUni(ctx, c, make([]byte, maxSize+1), func(_ *quic.ReceiveStream, msg []byte, err error) bool {
+				if err == nil {
+					received(i, msg)
 				}
-				m, err := system.ReadWhole(st, buf)
-				if err != nil {
-					st.CancelRead(abortCode)
-					continue
-				}
-				received(i, buf[:m])
-			}
+				return true
+			})
 		})
 	}
 	return s, nil

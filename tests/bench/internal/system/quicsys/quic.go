@@ -38,10 +38,17 @@ import (
 type System struct {
 	// Traced attaches a qlog tracer that records nothing on both ends.
 	Traced bool
+	// Floor is Traced and does the least weida's protocol and API require
+	// beside it (floor.go).
+	Floor bool
 }
 
-// Name implements system.System: "quic-go", or "quic-go+qlog" traced.
+// Name implements system.System: "quic-go", "quic-go+qlog" traced, or
+// "quic-go+floor".
 func (sys System) Name() string {
+	if sys.Floor {
+		return "quic-go+floor"
+	}
 	if sys.Traced {
 		return "quic-go+qlog"
 	}
@@ -54,8 +61,9 @@ const alpn = "rawquic-baseline"
 // config is the quic.Config weida's transport builds from its default
 // limits (transport.Config.quicConfig): 1 MiB stream and 16 MiB connection
 // windows with initial = max, weida's stream limits and timeouts, and the
-// keep-alive on the dialling side; traced, the no-op qlog tracer.
-func config(dialling, traced bool) *quic.Config {
+// keep-alive on the dialling side; traced, the no-op qlog tracer; for the
+// floor, stream credit given back only when released.
+func (sys System) config(dialling bool) *quic.Config {
 	qc := &quic.Config{
 		HandshakeIdleTimeout:           transport.DefaultHandshakeTimeout,
 		MaxIdleTimeout:                 transport.DefaultIdleTimeout,
@@ -69,9 +77,10 @@ func config(dialling, traced bool) *quic.Config {
 	if dialling {
 		qc.KeepAlivePeriod = transport.DefaultKeepAlive
 	}
-	if traced {
+	if sys.Traced || sys.Floor {
 		qc.Tracer = nopTracer
 	}
+	qc.RequireStreamCreditRelease = sys.Floor
 	return qc
 }
 
@@ -112,7 +121,7 @@ func (sys System) listen(serve func(ctx context.Context, c *quic.Conn)) (*listen
 	l := &listener{udp: udp, tr: &quic.Transport{Conn: udp}, cert: id.Leaf().Raw, loops: system.NewLoops()}
 	tlsConf := &tls.Config{MinVersion: tls.VersionTLS13, MaxVersion: tls.VersionTLS13,
 		NextProtos: []string{alpn}, Certificates: []tls.Certificate{id.TLSCertificate()}}
-	if l.ln, err = l.tr.Listen(tlsConf, config(false, sys.Traced)); err != nil {
+	if l.ln, err = l.tr.Listen(tlsConf, sys.config(false)); err != nil {
 		_ = l.tr.Close()
 		_ = udp.Close()
 		return nil, fmt.Errorf("quic-go: listening: %w", err)
@@ -174,7 +183,7 @@ func (sys System) dial(ctx context.Context, addr string) (*quic.Conn, error) {
 	roots.AddCert(cert)
 	tlsConf := &tls.Config{MinVersion: tls.VersionTLS13, MaxVersion: tls.VersionTLS13,
 		NextProtos: []string{alpn}, RootCAs: roots, ServerName: "127.0.0.1"}
-	c, err := quic.DialAddr(ctx, hostPort, tlsConf, config(true, sys.Traced))
+	c, err := quic.DialAddr(ctx, hostPort, tlsConf, sys.config(true))
 	if err != nil {
 		return nil, fmt.Errorf("quic-go: dialling %s: %w", hostPort, err)
 	}
