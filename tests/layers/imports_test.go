@@ -36,7 +36,7 @@ var rules = map[string][]string{
 	// Package weida, the public face: everything below it, nothing of the
 	// broker, the C ABI or the CLI.
 	"core": {"core/cursor", "core/errs", "core/guarantee", "core/identity", "core/internal/ctxwatch",
-		"core/internal/lograte", "core/transport", "core/wire"},
+		"core/internal/faults", "core/internal/lograte", "core/transport", "core/wire"},
 	// The broker reaches the runtime through package weida only, never
 	// through the transport.
 	"core/broker": {"core", "core/broker/...", "core/cursor", "core/errs", "core/guarantee", "core/identity",
