@@ -1,7 +1,6 @@
 package weida
 
 import (
-	"math"
 	"sync"
 	"sync/atomic"
 
@@ -81,37 +80,52 @@ func seqStateOf(c *transport.Conn) *seqConn {
 // seqForget drops c's state; its Closed callback calls it.
 func seqForget(c *transport.Conn) { seqConns.Delete(c) }
 
-// seqNumber writes into h, the header of a one-way transfer about to be
-// opened on c, the next number of its scope on c (DATA key 6), when c
-// agreed on sequencing. Beyond guarantee.MaxSequenceScopes scopes the
-// transfer goes out unnumbered, which the receiver passes straight through.
-// numberOpened draws h's sequence number for out, a one-way transfer that
-// holds its stream and has written nothing, and rewrites its header with
-// it. The header is first checked with the largest number there is, so a
-// header the peer would refuse spends no number: every number drawn goes
-// on the wire.
+// numberOpened numbers out, a one-way transfer that holds its stream and
+// has written nothing: it rewrites out's header with h's next sequence
+// number and only then draws the number, under the lock that orders the
+// connection's draws, so a header the peer would refuse spends none and
+// every number drawn goes on the wire with its header.
 func numberOpened(c *transport.Conn, out *transport.OutStream, h *wire.Data) error {
-	h.Sequence = wire.Some(uint64(math.MaxUint64))
+	st := seqStateOf(c)
+	st.sendMu.Lock()
+	defer st.sendMu.Unlock()
+	sender := st.senderLocked()
+	scope := seqScopeOf(h)
+	n, ok := sender.Peek(scope)
+	h.Sequence = wire.Opt[uint64]{}
+	if ok {
+		h.Sequence = wire.Some(n)
+	}
 	if err := out.Restamp(h); err != nil {
 		return err
 	}
-	h.Sequence = wire.Opt[uint64]{}
-	seqNumber(c, h)
-	return out.Restamp(h)
+	sender.Next(scope)
+	return nil
 }
 
+// seqNumber writes into h the next number of its scope on c (DATA key 6),
+// when c agreed on sequencing: a publication's copies are numbered before
+// they fan out, so a copy dropped is a hole (SEMANTICS.md §4.1). Beyond
+// guarantee.MaxSequenceScopes scopes the transfer goes out unnumbered, which
+// the receiver passes straight through.
 func seqNumber(c *transport.Conn, h *wire.Data) {
 	if !seqAgreed(c.Agreed().Guarantees) {
 		return
 	}
 	st := seqStateOf(c)
 	st.sendMu.Lock()
-	if st.sender == nil {
-		st.sender = guarantee.NewSequencer[seqScope](guarantee.MaxSequenceScopes)
-	}
-	n, ok := st.sender.Next(seqScopeOf(h))
+	n, ok := st.senderLocked().Next(seqScopeOf(h))
 	st.sendMu.Unlock()
 	if ok {
 		h.Sequence = wire.Some(n)
 	}
+}
+
+// senderLocked is the connection's sequencer, made on first use; st.sendMu
+// is held.
+func (st *seqConn) senderLocked() *guarantee.Sequencer[seqScope] {
+	if st.sender == nil {
+		st.sender = guarantee.NewSequencer[seqScope](guarantee.MaxSequenceScopes)
+	}
+	return st.sender
 }

@@ -78,3 +78,40 @@ func TestASendWhoseHeaderThePeerWouldRefuseSpendsNoSequenceNumber(t *testing.T) 
 	recvNumbered(t, srv.pull, 0, "first")
 	recvNumbered(t, srv.pull, 1, "after")
 }
+
+// A numbered header that fits the peer's max_header_bytes with its real
+// number goes out: the check is made with the number the send will carry,
+// not the largest there is (which refused headers within 8 bytes of the
+// limit).
+func TestANumberedHeaderThatFitsThePeersLimitIsSent(t *testing.T) {
+	const limit = 256
+	srv := pushpullServe(t, weida.Config{Guarantees: seqReassemble, Limits: weida.Limits{MaxHeaderBytes: limit}})
+	// The longest tracestate an unnumbered header fits with, found by
+	// sending to a puller at the same path and limit that numbers nothing.
+	plainSrv := pushpullServe(t, weida.Config{Limits: weida.Limits{MaxHeaderBytes: limit}})
+	plain := pushpullPusher(t, testRuntime(t), nil, plainSrv.url)
+	fits := 0
+	for n := 200; n <= limit; n++ {
+		err := plain.SendWith(ctxFor(t), weida.TransferMeta{Tracestate: strings.Repeat("a", n)}, []byte("probe"))
+		if weida.KindOf(err) == weida.KindLimitExceeded {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		fits = n
+		if _, _, err := plainSrv.pull.Recv(ctxFor(t), 64); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if fits == 0 || fits == limit {
+		t.Fatalf("no tracestate length between 200 and %d fitted exactly (%d)", limit, fits)
+	}
+	// Sequence number 0 adds two bytes (key 6 and its value): with a
+	// tracestate two shorter the numbered header is exactly as long.
+	push := pushpullPusher(t, runtimeWith(t, weida.Config{Guarantees: seqReassemble}), nil, srv.url)
+	if err := push.SendWith(ctxFor(t), weida.TransferMeta{Tracestate: strings.Repeat("a", fits-2)}, []byte("edge")); err != nil {
+		t.Fatalf("a numbered header as long as the longest that fits: %v", err)
+	}
+	recvNumbered(t, srv.pull, 0, "edge")
+}

@@ -22,12 +22,21 @@ func NewSequencer[K comparable](maxScopes int) *Sequencer[K] {
 // Next returns the number of scope's next transfer, or false when scope is
 // new and the table is full: that transfer is not numbered.
 func (s *Sequencer[K]) Next(scope K) (uint64, bool) {
+	n, ok := s.Peek(scope)
+	if ok {
+		// 2^64 transfers on one connection cannot happen; wrapping is not handled.
+		s.next[scope] = n + 1
+	}
+	return n, ok
+}
+
+// Peek is what Next would return, drawing nothing: a sender checks the
+// header a number goes into before it spends the number.
+func (s *Sequencer[K]) Peek(scope K) (uint64, bool) {
 	n, known := s.next[scope]
 	if !known && len(s.next) >= s.maxScopes {
 		return 0, false
 	}
-	// 2^64 transfers on one connection cannot happen; wrapping is not handled.
-	s.next[scope] = n + 1
 	return n, true
 }
 
