@@ -173,11 +173,12 @@ func (p *pipe) finish() error {
 	return nil
 }
 
-// cancelWrite is the writer's RESET; it does nothing once the reader saw
-// the FIN (nothing is left to take back).
+// cancelWrite is the writer's RESET; it does nothing once the FIN was
+// queued, as a unix stream's does once its FIN was written: the transfer
+// got out whole, and the receipt that resolved with the FIN stays true.
 func (p *pipe) cancelWrite(code uint64) {
 	p.mu.Lock()
-	if p.complete || p.reset {
+	if p.complete || p.reset || p.fin {
 		p.mu.Unlock()
 		return
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/weida-go/weida/core/errs"
 	"github.com/weida-go/weida/core/identity"
+	"github.com/weida-go/weida/core/internal/faults"
 	"github.com/weida-go/weida/core/wire"
 )
 
@@ -268,6 +269,33 @@ func TestLocalCancelUnblocksAWrite(t *testing.T) {
 		}
 		if _, err := io.ReadAll(in); !errors.Is(err, errs.ErrCanceled) {
 			t.Fatalf("read of the canceled transfer: %v, want Canceled", err)
+		}
+	})
+}
+
+// A cancel that comes once a local transfer's FIN is queued, while Finish
+// is still returning, leaves the transfer whole, as Finish reports: a
+// sender's context ending just then must not take back what went out.
+// (An inproc pipe still reset a transfer whose reader had not yet seen
+// the FIN.)
+func TestALocalCancelOnceTheFINIsQueuedLeavesTheTransferWhole(t *testing.T) {
+	forEachLocal(t, func(t *testing.T, start func(*testing.T, Config) *localServer) {
+		s, c := connectLocal(t, start)
+		out := openTransfer(t, c)
+		if _, err := out.Write([]byte("whole")); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(faults.Set(&faults.LocalFINQueued, out.CancelUnfinished))
+		if _, err := out.Finish(); err != nil {
+			t.Fatalf("Finish: %v", err)
+		}
+		select {
+		case in := <-s.h.data:
+			if got, err := io.ReadAll(in); err != nil || string(got) != "whole" {
+				t.Fatalf("read %q, %v; want the whole transfer, as Finish returned nil", got, err)
+			}
+		case <-testContext(t).Done():
+			t.Fatal("Finish returned nil but the transfer never reached the handler")
 		}
 	})
 }
