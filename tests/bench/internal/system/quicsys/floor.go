@@ -50,10 +50,13 @@ const (
 const floorHeaderRoom = 64
 
 // framed is what a floor sender writes, in buf's room: the preamble and
-// DATA header weida writes before payload to path (under topic unless it
-// is empty), then payload.
+// DATA header weida writes before payload to path (none for a reply;
+// under topic unless it is empty), then payload.
 func framed(buf []byte, path, topic string, payload []byte) []byte {
-	h := wire.Data{Endpoint: wire.Some(path), ContentLen: wire.Some(uint64(len(payload)))}
+	h := wire.Data{ContentLen: wire.Some(uint64(len(payload)))}
+	if path != "" { // a reply's header names no path
+		h.Endpoint = wire.Some(path)
+	}
 	if topic != "" {
 		h.Topic = wire.Some(topic)
 	}
@@ -187,7 +190,7 @@ func (sys System) startFloorEcho(maxSize int) (system.Server, error) {
 		for {
 			select {
 			case r := <-q:
-				reply = framed(reply, floorEchoPath, "", r.body)
+				reply = framed(reply, "", "", r.body)
 				if _, err := r.s.Write(reply); err != nil {
 					r.s.CancelWrite(abortCode)
 					continue
