@@ -81,6 +81,9 @@ func (r *dishRoute) enqueue(it inbound) bool {
 	}
 	select {
 	case r.items <- dishItem{stream: in}:
+		if r.ctx.Err() != nil {
+			r.refuseQueued() // close may have emptied items before it landed
+		}
 	default:
 		r.overflow.Add(1)
 		in.Refuse(wire.CodeCanceled)
@@ -148,15 +151,21 @@ func (r *dishRoute) close() {
 		r.cancel()
 		r.mu.Unlock()
 		r.readers.Wait()
-		for {
-			select {
-			case it := <-r.items:
-				if it.stream != nil {
-					it.stream.Refuse(wire.CodeCanceled)
-				}
-			default:
-				return
-			}
-		}
+		r.refuseQueued()
 	})
+}
+
+// refuseQueued refuses the stream segments waiting in items and drops the
+// datagram segments.
+func (r *dishRoute) refuseQueued() {
+	for {
+		select {
+		case it := <-r.items:
+			if it.stream != nil {
+				it.stream.Refuse(wire.CodeCanceled)
+			}
+		default:
+			return
+		}
+	}
 }
