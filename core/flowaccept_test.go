@@ -1,9 +1,6 @@
 package weida
 
-import (
-	"sync"
-	"testing"
-)
+import "testing"
 
 // realInFlow opens a datagram flow from one runtime to an Acceptor of
 // another and takes it: a real inbound flow to hand to other routes.
@@ -43,20 +40,12 @@ func TestAFlowArrivingAsItsAcceptorClosesIsNotLeftInTheQueue(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Shutdown)
-	for trial := range 5000 {
+	raceArrivalAgainstClose(t, "flow(s)", func(int) (arrive, closeIt func(), left func() int) {
 		a, err := srv.Listener().Acceptor("/race")
 		if err != nil {
 			t.Fatal(err)
 		}
 		r := srv.Listener().lookup("/race") // what a connection's router found
-		start := make(chan struct{})
-		var wg sync.WaitGroup
-		wg.Go(func() { <-start; dispatchFlow(r, f.in) })
-		wg.Go(func() { <-start; _ = a.Close() })
-		close(start)
-		wg.Wait()
-		if n := len(a.q.flows); n > 0 {
-			t.Fatalf("trial %d: %d flow(s) left in a closed Acceptor's queue, neither refused nor taken", trial, n)
-		}
-	}
+		return func() { dispatchFlow(r, f.in) }, func() { _ = a.Close() }, func() int { return len(a.q.flows) }
+	})
 }

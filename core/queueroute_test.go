@@ -181,20 +181,33 @@ func TestATransferArrivingAsItsPullerClosesIsNotLeftInTheQueue(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Shutdown)
-	for trial := range 5000 {
+	raceArrivalAgainstClose(t, "transfer(s)", func(int) (arrive, closeIt func(), left func() int) {
 		p, err := srv.Listener().Puller("/race")
 		if err != nil {
 			t.Fatal(err)
 		}
 		r := srv.Listener().lookup("/race") // what a connection's router found
+		return func() { dispatchData(srv, r, items[0].data) }, func() { _ = p.Close() },
+			func() int { return len(p.q.items) }
+	})
+}
+
+// raceArrivalAgainstClose runs 5000 rounds of an arrival at an endpoint and
+// that endpoint's close side by side, each set up afresh by round, and
+// fails the first round that leaves what arrived in the closed endpoint's
+// queue (left counts it), neither refused nor taken.
+func raceArrivalAgainstClose(t *testing.T, what string, round func(trial int) (arrive, closeIt func(), left func() int)) {
+	t.Helper()
+	for trial := range 5000 {
+		arrive, closeIt, left := round(trial)
 		start := make(chan struct{})
 		var wg sync.WaitGroup
-		wg.Go(func() { <-start; dispatchData(srv, r, items[0].data) })
-		wg.Go(func() { <-start; _ = p.Close() })
+		wg.Go(func() { <-start; arrive() })
+		wg.Go(func() { <-start; closeIt() })
 		close(start)
 		wg.Wait()
-		if n := len(p.q.items); n > 0 {
-			t.Fatalf("trial %d: %d transfer(s) left in a closed Puller's queue, neither refused nor read", trial, n)
+		if n := left(); n > 0 {
+			t.Fatalf("trial %d: %d %s left in a closed endpoint's queue, neither refused nor taken", trial, n, what)
 		}
 	}
 }
